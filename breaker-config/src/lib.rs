@@ -1,0 +1,1 @@
+//! Spring Boot configuration loading for `breaker` (see issue #3).

@@ -1,0 +1,1 @@
+//! `#[circuit_breaker]` (see issue #4).
