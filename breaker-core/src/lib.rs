@@ -1,1 +1,98 @@
-pub fn placeholder() {}
+//! The circuit-breaker core of `breaker`: Resilience4j's state machine, reproduced exactly.
+//!
+//! # Quick start
+//!
+//! ```
+//! use breaker_core::{CallError, CircuitBreakerConfig, Registry};
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let registry = Registry::with_default_config(
+//!     CircuitBreakerConfig::builder()
+//!         .sliding_window_size(10)
+//!         .minimum_number_of_calls(5)
+//!         .build()
+//!         .unwrap(),
+//! );
+//! let payments = registry.circuit_breaker("paymentService");
+//! let r: Result<u32, CallError<std::io::Error>> = payments.call(async { Ok(42) }).await;
+//! assert_eq!(r.unwrap(), 42);
+//! # }
+//! ```
+//!
+//! # What is exact
+//!
+//! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the
+//! effective minimum number of calls is `min(minimumNumberOfCalls, slidingWindowSize)` for
+//! count windows and HALF_OPEN, unclamped for time windows; rates are evaluated only when an
+//! outcome is recorded; OPEN -> HALF_OPEN happens lazily, strictly after the wait; late
+//! completions apply to whatever state is current; events follow Resilience4j's order and
+//! publishing rule. The repository's conformance suite replays vectors recorded from the
+//! real Resilience4j state machine and checks every step.
+//!
+//! # Where this differs from Resilience4j, on purpose
+//!
+//! - **A cancelled or panicking call never strands a half-open permit.** A [`Permit`]
+//!   dropped without an outcome hands its HALF_OPEN permission back (if the HALF_OPEN state
+//!   that granted it is still current); a panic records a failure. In Java an `Error` thrown
+//!   through a decorator leaks the permit and can leave the breaker in HALF_OPEN for good.
+//! - **`reset()` cancels pending timers.** Resilience4j leaves a `maxWaitDurationInHalfOpenState`
+//!   timer armed, which later moves the freshly reset breaker to OPEN by itself.
+//! - **OPEN entered from FORCED_OPEN or DISABLED starts a fresh window.** Resilience4j hands
+//!   OPEN the zero-size window of those states and a late result then throws
+//!   `ArithmeticException`.
+//! - Setting an exception list on a builder made from a base config replaces the base's
+//!   list, as Resilience4j's Spring layer does (plain `from(base)` in Java ORs them).
+//!
+//! # Replacing a config
+//!
+//! [`CircuitBreaker::replace_config`] (and the [`Registry`] methods built on it) change a
+//! live breaker: thresholds, waits and classification apply from the next call; the state is
+//! kept (an OPEN breaker stays OPEN until its current wait ends; the next wait uses the new
+//! config). CLOSED and METRICS_ONLY keep their window when its type and size are unchanged,
+//! and start a fresh, empty one otherwise. HALF_OPEN keeps its trial window unless
+//! `permittedNumberOfCallsInHalfOpenState` changed. OPEN keeps the window that tripped it.
+//!
+//! # Timers
+//!
+//! `maxWaitDurationInHalfOpenState` and `automaticTransitionFromOpenToHalfOpenEnabled` fire
+//! on the next operation after their deadline (any permission request, outcome, state or
+//! metrics read, or [`CircuitBreaker::poll_timers`]), with the clock reading the deadline.
+//! With the `tokio` feature and inside a runtime they also fire on their own.
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod breaker;
+mod call;
+mod classify;
+mod clock;
+mod config;
+mod error;
+mod events;
+mod interval;
+mod machine;
+mod metrics;
+mod permit;
+mod registry;
+mod state;
+#[cfg(feature = "tokio")]
+mod timer;
+mod window;
+
+pub use breaker::CircuitBreaker;
+pub use call::BoxedCall;
+pub use classify::{ErrorCatalog, Outcome};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::{
+    defaults, java_float, CircuitBreakerConfig, CircuitBreakerConfigBuilder, SignedDuration,
+    SlidingWindowType,
+};
+pub use error::{CallError, CallNotPermitted, ConfigError, IllegalStateTransition};
+pub use events::{
+    CircuitBreakerEvent, EventBuffer, EventKind, EventType, SubscriptionId,
+    DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
+};
+pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
+pub use metrics::Metrics;
+pub use permit::Permit;
+pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
+pub use state::{State, UnknownState};

@@ -1,0 +1,434 @@
+//! [`CircuitBreaker`]: a cheap, clonable handle to one named breaker.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use arc_swap::ArcSwap;
+
+use crate::classify::Outcome;
+use crate::clock::Clock;
+use crate::config::CircuitBreakerConfig;
+use crate::error::{CallNotPermitted, IllegalStateTransition};
+use crate::events::{CircuitBreakerEvent, EventBuffer, EventSink, Subscribers, SubscriptionId};
+use crate::machine::{Machine, OpenWait};
+use crate::metrics::Metrics;
+use crate::permit::Permit;
+use crate::state::State;
+
+/// A circuit breaker: Resilience4j's `CircuitBreaker`.
+///
+/// Cloning is cheap and every clone is the same breaker. Permission checks in CLOSED,
+/// DISABLED and METRICS_ONLY take no lock; recording an outcome takes one short,
+/// uncontended-in-practice lock. Events are delivered after the lock is released.
+///
+/// ```
+/// use breaker_core::{CircuitBreaker, CircuitBreakerConfig, State};
+/// let config = CircuitBreakerConfig::builder()
+///     .sliding_window_size(4)
+///     .minimum_number_of_calls(4)
+///     .build()?;
+/// let cb = CircuitBreaker::new("inventory", config);
+/// for _ in 0..2 {
+///     cb.try_acquire_permission()?.on_success();
+/// }
+/// for _ in 0..2 {
+///     cb.try_acquire_permission()?.on_error();
+/// }
+/// // 2 failures of 4 calls = 50 %, at the default threshold of 50 %: OPEN.
+/// assert_eq!(cb.state(), State::Open);
+/// assert_eq!(cb.metrics().failure_rate, 50.0);
+/// assert!(cb.try_acquire_permission().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct CircuitBreaker {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    name: Arc<str>,
+    clock: Arc<dyn Clock>,
+    /// State in the low 3 bits, generation above: read without the lock.
+    word: AtomicU64,
+    /// No exception settings: every error is a failure.
+    plain_errors: AtomicBool,
+    has_result_predicate: AtomicBool,
+    machine: Mutex<Machine>,
+    config: ArcSwap<CircuitBreakerConfig>,
+    subscribers: Subscribers,
+}
+
+#[inline]
+fn pack(state: State, generation: u64) -> u64 {
+    (generation << 3) | state as u64
+}
+
+impl CircuitBreaker {
+    /// A breaker named `name` in `config.initial_state()` (no event is published for it).
+    /// Its clock is `config.clock()` for its whole life.
+    pub fn new(name: impl Into<Arc<str>>, config: CircuitBreakerConfig) -> Self {
+        let config = Arc::new(config);
+        let clock = config.clock().clone();
+        let machine = Machine::new(config.clone(), clock.now_nanos());
+        let word = pack(machine.state(), machine.generation());
+        let cb = CircuitBreaker {
+            inner: Arc::new(Inner {
+                name: name.into(),
+                clock,
+                word: AtomicU64::new(word),
+                plain_errors: AtomicBool::new(plain_errors(&config)),
+                has_result_predicate: AtomicBool::new(config.has_record_result()),
+                machine: Mutex::new(machine),
+                config: ArcSwap::new(config),
+                subscribers: Subscribers::default(),
+            }),
+        };
+        let armed = cb.lock().take_armed_timer();
+        if let Some(at) = armed {
+            cb.schedule_timer(at);
+        }
+        cb
+    }
+
+    /// A breaker with Resilience4j's default config.
+    pub fn with_defaults(name: impl Into<Arc<str>>) -> Self {
+        Self::new(name, CircuitBreakerConfig::default())
+    }
+
+    /// The breaker's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The config in force (replaced atomically by [`replace_config`](Self::replace_config)).
+    pub fn config(&self) -> Arc<CircuitBreakerConfig> {
+        self.inner.config.load_full()
+    }
+
+    /// The breaker's clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    /// Whether two handles are the same breaker.
+    pub fn ptr_eq(&self, other: &CircuitBreaker) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Machine> {
+        self.inner
+            .machine
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs one operation on the machine under the lock, then publishes its events.
+    #[inline]
+    pub(crate) fn with_machine<R>(
+        &self,
+        f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
+    ) -> R {
+        let mut sink = EventSink::default();
+        let now = self.inner.clock.now_nanos();
+        let (r, armed) = {
+            let mut m = self.lock();
+            let r = f(&mut m, now, &mut sink);
+            let word = pack(m.state(), m.generation());
+            if self.inner.word.load(Ordering::Relaxed) != word {
+                self.inner.word.store(word, Ordering::Release);
+            }
+            (r, m.take_armed_timer())
+        };
+        if let Some(at) = armed {
+            self.schedule_timer(at);
+        }
+        if !sink.is_empty() && self.inner.subscribers.any() {
+            self.dispatch(&sink, now);
+        }
+        r
+    }
+
+    fn dispatch(&self, sink: &EventSink, now: u64) {
+        for kind in sink.iter() {
+            let event = CircuitBreakerEvent {
+                circuit_breaker_name: self.inner.name.clone(),
+                kind,
+                creation_time_nanos: now,
+            };
+            self.inner.subscribers.publish(&event);
+        }
+    }
+
+    /// Asks for permission to make one call (Resilience4j's `tryAcquirePermission()`).
+    ///
+    /// In OPEN, the first request strictly after the wait has passed moves the breaker to
+    /// HALF_OPEN and takes the first trial permission. Record the call's outcome on the
+    /// returned [`Permit`]; dropping it unused hands a HALF_OPEN permission back.
+    ///
+    /// # Errors
+    /// [`CallNotPermitted`] in OPEN (before the wait has passed), in HALF_OPEN when every
+    /// trial permission is taken, and in FORCED_OPEN. The rejection is counted in
+    /// `number_of_not_permitted_calls` and publishes `NOT_PERMITTED` (not in FORCED_OPEN).
+    #[inline]
+    pub fn try_acquire_permission(&self) -> Result<Permit<'_>, CallNotPermitted> {
+        let word = self.inner.word.load(Ordering::Acquire);
+        let state = State::from_u8((word & 7) as u8);
+        if matches!(state, State::Closed | State::Disabled | State::MetricsOnly) {
+            let now = self.inner.clock.now_nanos();
+            return Ok(Permit::new(self, now, word >> 3));
+        }
+        self.try_acquire_slow()
+    }
+
+    #[cold]
+    fn try_acquire_slow(&self) -> Result<Permit<'_>, CallNotPermitted> {
+        let mut granted_at = 0;
+        let r = self.with_machine(|m, now, sink| {
+            granted_at = now;
+            m.try_acquire(now, sink)
+        });
+        match r {
+            Ok(generation) => Ok(Permit::new(self, granted_at, generation)),
+            Err(refusal) => Err(CallNotPermitted {
+                name: self.inner.name.clone(),
+                state: refusal.state,
+                retry_after: refusal.retry_after,
+            }),
+        }
+    }
+
+    pub(crate) fn record(
+        &self,
+        outcome: Outcome,
+        elapsed: Duration,
+        error_type: Option<&'static str>,
+    ) {
+        self.with_machine(|m, now, sink| m.on_outcome(outcome, elapsed, error_type, now, sink));
+    }
+
+    pub(crate) fn release(&self) {
+        self.with_machine(|m, now, sink| m.release(now, sink));
+    }
+
+    pub(crate) fn release_if_current(&self, generation: u64) {
+        self.with_machine(|m, now, sink| m.release_if_current(generation, now, sink));
+    }
+
+    #[inline]
+    pub(crate) fn now_nanos(&self) -> u64 {
+        self.inner.clock.now_nanos()
+    }
+
+    #[inline]
+    pub(crate) fn errors_are_all_failures(&self) -> bool {
+        self.inner.plain_errors.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    pub(crate) fn has_result_predicate(&self) -> bool {
+        self.inner.has_result_predicate.load(Ordering::Relaxed)
+    }
+
+    /// The current state (`getState()`). A plain read: an OPEN breaker whose wait has passed
+    /// still reports OPEN until a permission is requested. Due timers
+    /// (`maxWaitDurationInHalfOpenState`, automatic transition) fire first.
+    pub fn state(&self) -> State {
+        let state = State::from_u8((self.inner.word.load(Ordering::Acquire) & 7) as u8);
+        if matches!(state, State::Open | State::HalfOpen) {
+            self.with_machine(|m, now, sink| m.current_state(now, sink))
+        } else {
+            state
+        }
+    }
+
+    /// A snapshot of the current state's metrics (`getMetrics()`). A time-based window slides
+    /// to the current second first.
+    pub fn metrics(&self) -> Metrics {
+        self.with_machine(|m, now, sink| m.metrics(now, sink))
+    }
+
+    /// Fires the timers that are due (`maxWaitDurationInHalfOpenState`, automatic
+    /// OPEN -> HALF_OPEN). Every operation does this first; call it to make an idle breaker
+    /// with a [`ManualClock`](crate::ManualClock) catch up. With the `tokio` feature and a
+    /// runtime, timers also fire on their own.
+    pub fn poll_timers(&self) {
+        self.with_machine(|m, now, sink| m.fire_due_timers(now, sink));
+    }
+
+    fn manual(&self, to: State, wait: OpenWait) -> Result<(), IllegalStateTransition> {
+        let r = self.with_machine(|m, now, sink| {
+            let from = m.state();
+            m.manual_transition(to, wait, now, sink).map_err(|()| from)
+        });
+        r.map_err(|from| IllegalStateTransition {
+            name: self.inner.name.clone(),
+            from,
+            to,
+        })
+    }
+
+    /// `transitionToClosedState()`: a fresh CLOSED state with an empty window.
+    ///
+    /// # Errors
+    /// Never in practice: every state may move to CLOSED.
+    pub fn transition_to_closed_state(&self) -> Result<(), IllegalStateTransition> {
+        self.manual(State::Closed, OpenWait::NextAttempt)
+    }
+    /// `transitionToOpenState()`: OPEN with the next attempt's wait; the current window is
+    /// carried into OPEN.
+    ///
+    /// # Errors
+    /// [`IllegalStateTransition`] from METRICS_ONLY.
+    pub fn transition_to_open_state(&self) -> Result<(), IllegalStateTransition> {
+        self.manual(State::Open, OpenWait::NextAttempt)
+    }
+    /// `transitionToOpenStateFor(wait)`: OPEN for `wait` (whole ms), attempts unchanged.
+    ///
+    /// # Errors
+    /// [`IllegalStateTransition`] from METRICS_ONLY.
+    pub fn transition_to_open_state_for(
+        &self,
+        wait: Duration,
+    ) -> Result<(), IllegalStateTransition> {
+        self.manual(State::Open, OpenWait::For(wait))
+    }
+    /// `transitionToOpenStateUntil(instant)`: OPEN until `until` (by the breaker's clock).
+    ///
+    /// # Errors
+    /// [`IllegalStateTransition`] from METRICS_ONLY.
+    pub fn transition_to_open_state_until(
+        &self,
+        until: SystemTime,
+    ) -> Result<(), IllegalStateTransition> {
+        let at = until
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos().min(u64::MAX as u128) as u64)
+            .unwrap_or(0);
+        self.manual(State::Open, OpenWait::Until(at))
+    }
+    /// `transitionToHalfOpenState()`: fresh trial permissions and window.
+    ///
+    /// # Errors
+    /// [`IllegalStateTransition`] from CLOSED and METRICS_ONLY.
+    pub fn transition_to_half_open_state(&self) -> Result<(), IllegalStateTransition> {
+        self.manual(State::HalfOpen, OpenWait::NextAttempt)
+    }
+    /// `transitionToForcedOpenState()`: reject every call until a manual transition.
+    ///
+    /// # Errors
+    /// Never in practice.
+    pub fn transition_to_forced_open_state(&self) -> Result<(), IllegalStateTransition> {
+        self.manual(State::ForcedOpen, OpenWait::NextAttempt)
+    }
+    /// `transitionToDisabledState()`: admit every call, record nothing.
+    ///
+    /// # Errors
+    /// Never in practice.
+    pub fn transition_to_disabled_state(&self) -> Result<(), IllegalStateTransition> {
+        self.manual(State::Disabled, OpenWait::NextAttempt)
+    }
+    /// `transitionToMetricsOnlyState()`: admit every call, record and report, never trip.
+    ///
+    /// # Errors
+    /// Never in practice.
+    pub fn transition_to_metrics_only_state(&self) -> Result<(), IllegalStateTransition> {
+        self.manual(State::MetricsOnly, OpenWait::NextAttempt)
+    }
+    /// Moves to `state` with the matching `transition_to_*_state` method.
+    ///
+    /// # Errors
+    /// [`IllegalStateTransition`] for the moves Resilience4j forbids.
+    pub fn transition_to(&self, state: State) -> Result<(), IllegalStateTransition> {
+        self.manual(state, OpenWait::NextAttempt)
+    }
+
+    /// `reset()`: a fresh CLOSED state from any state, pending timers cancelled. Publishes
+    /// `STATE_TRANSITION X->CLOSED` (unless already CLOSED), then `RESET`.
+    pub fn reset(&self) {
+        self.with_machine(|m, now, sink| m.reset(now, sink));
+    }
+
+    /// Applies a new config to this breaker in place, keeping its state (see the crate docs,
+    /// "Replacing a config"). Every handle sees it at once. The clock stays the one the
+    /// breaker was created with.
+    pub fn replace_config(&self, config: CircuitBreakerConfig) {
+        let config = Arc::new(config);
+        self.with_machine(|m, now, _| {
+            m.reconfigure(config.clone(), now);
+        });
+        self.inner
+            .plain_errors
+            .store(plain_errors(&config), Ordering::Relaxed);
+        self.inner
+            .has_result_predicate
+            .store(config.has_record_result(), Ordering::Relaxed);
+        self.inner.config.store(config);
+    }
+
+    /// Calls `f` with every event this breaker publishes, synchronously, on the thread that
+    /// caused it. A panicking subscriber is logged (`tracing`, WARN) and does not affect the
+    /// call or other subscribers.
+    pub fn subscribe(
+        &self,
+        f: impl Fn(&CircuitBreakerEvent) + Send + Sync + 'static,
+    ) -> SubscriptionId {
+        self.inner.subscribers.subscribe(Arc::new(f))
+    }
+
+    /// Removes a subscription; `false` if it was not there.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        self.inner.subscribers.unsubscribe(id)
+    }
+
+    /// Keeps the last `capacity` events (>= 1) in a buffer (Resilience4j's
+    /// `eventConsumerBufferSize`, default [`DEFAULT_EVENT_CONSUMER_BUFFER_SIZE`](crate::DEFAULT_EVENT_CONSUMER_BUFFER_SIZE)).
+    pub fn attach_event_buffer(&self, capacity: usize) -> EventBuffer {
+        let buffer = EventBuffer::new(capacity);
+        let b = buffer.clone();
+        self.subscribe(move |e| b.push(e));
+        buffer
+    }
+
+    #[allow(unused_variables)]
+    fn schedule_timer(&self, at: u64) {
+        #[cfg(feature = "tokio")]
+        crate::timer::schedule(self, at);
+    }
+
+    /// The earliest pending timer, for the scheduler.
+    #[allow(dead_code)]
+    pub(crate) fn next_timer(&self) -> Option<u64> {
+        self.lock().next_timer()
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<Inner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn from_inner(inner: Arc<Inner>) -> Self {
+        CircuitBreaker { inner }
+    }
+}
+
+fn plain_errors(c: &CircuitBreakerConfig) -> bool {
+    c.record_exceptions.is_empty()
+        && c.ignore_exceptions.is_empty()
+        && c.record_exception.is_none()
+        && c.ignore_exception.is_none()
+}
+
+impl fmt::Debug for CircuitBreaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CircuitBreaker")
+            .field("name", &self.inner.name)
+            .field(
+                "state",
+                &State::from_u8((self.inner.word.load(Ordering::Relaxed) & 7) as u8),
+            )
+            .finish()
+    }
+}

@@ -1,0 +1,127 @@
+//! Protected calls: run a future or closure through a breaker, classify and record its
+//! outcome.
+
+use std::any::Any;
+use std::future::{Future, IntoFuture};
+
+use crate::breaker::CircuitBreaker;
+use crate::classify::Outcome;
+use crate::error::CallError;
+
+/// The boxed future returned by a function wrapped with [`CircuitBreaker::decorate`].
+pub type BoxedCall<T, E> = std::pin::Pin<Box<dyn Future<Output = Result<T, CallError<E>>> + Send>>;
+
+impl CircuitBreaker {
+    /// Runs `fut` if the breaker permits it, and records its outcome.
+    ///
+    /// `Ok` values are successes unless the config's `recordResult` predicate accepts them;
+    /// `Err` values are classified by the config's `ignoreExceptions` / `recordExceptions`
+    /// (every error is a failure when none is set). A panic inside `fut` is recorded as a
+    /// failure and resumed. Dropping the returned future before it finishes (a timeout, a
+    /// `select!`) records nothing and hands a HALF_OPEN permission back. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`CallError::NotPermitted`] without polling `fut` when the breaker rejects the call;
+    /// [`CallError::Inner`] with the call's own error otherwise.
+    pub async fn call<F, T, E>(&self, fut: F) -> Result<T, CallError<E>>
+    where
+        F: IntoFuture<Output = Result<T, E>>,
+        T: Any,
+        E: Any,
+    {
+        let permit = self
+            .try_acquire_permission()
+            .map_err(CallError::NotPermitted)?;
+        let result = fut.await;
+        let outcome = self.classify(&result);
+        permit.record_typed(outcome, error_type(&result));
+        result.map_err(CallError::Inner)
+    }
+
+    /// Like [`call`](Self::call), with the outcome decided by `classify` instead of the
+    /// config; works for results that are not `'static`.
+    ///
+    /// # Errors
+    /// As [`call`](Self::call).
+    pub async fn call_with<F, T, E>(
+        &self,
+        classify: impl FnOnce(&Result<T, E>) -> Outcome,
+        fut: F,
+    ) -> Result<T, CallError<E>>
+    where
+        F: IntoFuture<Output = Result<T, E>>,
+    {
+        let permit = self
+            .try_acquire_permission()
+            .map_err(CallError::NotPermitted)?;
+        let result = fut.await;
+        let outcome = classify(&result);
+        permit.record_typed(outcome, error_type(&result));
+        result.map_err(CallError::Inner)
+    }
+
+    /// The synchronous form of [`call`](Self::call): runs `f` if permitted and records its
+    /// outcome. A panic in `f` is recorded as a failure and resumed.
+    ///
+    /// # Errors
+    /// As [`call`](Self::call).
+    pub fn call_sync<T, E>(&self, f: impl FnOnce() -> Result<T, E>) -> Result<T, CallError<E>>
+    where
+        T: Any,
+        E: Any,
+    {
+        let permit = self
+            .try_acquire_permission()
+            .map_err(CallError::NotPermitted)?;
+        let result = f();
+        let outcome = self.classify(&result);
+        permit.record_typed(outcome, error_type(&result));
+        result.map_err(CallError::Inner)
+    }
+
+    /// Wraps an async function so that every call goes through this breaker
+    /// (Resilience4j's `decorateCompletionStage`).
+    pub fn decorate<A, Fut, T, E>(
+        &self,
+        f: impl Fn(A) -> Fut + Clone + Send + Sync + 'static,
+    ) -> impl Fn(A) -> BoxedCall<T, E> + Clone
+    where
+        A: Send + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Any + Send,
+        E: Any + Send,
+    {
+        let cb = self.clone();
+        move |a: A| {
+            let cb = cb.clone();
+            let fut = f(a);
+            Box::pin(async move { cb.call(fut).await })
+        }
+    }
+
+    /// How the config classifies `result` (see [`call`](Self::call)).
+    #[inline]
+    pub fn classify<T: Any, E: Any>(&self, result: &Result<T, E>) -> Outcome {
+        match result {
+            Ok(v) => {
+                if self.has_result_predicate() {
+                    self.config().classify_result(v)
+                } else {
+                    Outcome::Success
+                }
+            }
+            Err(e) => {
+                if self.errors_are_all_failures() {
+                    Outcome::Failure
+                } else {
+                    self.config().classify_error(e)
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn error_type<T, E>(r: &Result<T, E>) -> Option<&'static str> {
+    r.as_ref().err().map(|_| std::any::type_name::<E>())
+}

@@ -1,0 +1,618 @@
+//! The state machine itself, free of locks and clocks: every operation takes the current
+//! time and collects the events it publishes. [`crate::CircuitBreaker`] wraps it in a mutex.
+//!
+//! It follows Resilience4j's `CircuitBreakerStateMachine` state object by state object:
+//! every transition builds a new state (a new generation) with its own metrics, except that
+//! OPEN carries the metrics of the state it was entered from.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::classify::Outcome;
+use crate::config::{CircuitBreakerConfig, SlidingWindowType};
+use crate::events::{EventKind, EventSink};
+use crate::metrics::Metrics;
+use crate::state::State;
+use crate::window::{CountWindow, TimeWindow, Totals, Window};
+
+const NANOS_PER_MILLI: u64 = 1_000_000;
+
+/// The metrics object of one state: its window, effective minimum and rejection count.
+#[derive(Debug, Clone)]
+pub(crate) struct StateMetrics {
+    window: Window,
+    minimum_number_of_calls: u32,
+    not_permitted: u64,
+}
+
+/// The threshold check after a recorded call (Resilience4j's `Result`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    BelowMinimumCalls,
+    Below,
+    FailureRateAbove,
+    SlowCallRateAbove,
+    BothAbove,
+}
+
+impl Verdict {
+    fn failure_exceeded(self) -> bool {
+        matches!(self, Verdict::FailureRateAbove | Verdict::BothAbove)
+    }
+    fn slow_exceeded(self) -> bool {
+        matches!(self, Verdict::SlowCallRateAbove | Verdict::BothAbove)
+    }
+}
+
+impl StateMetrics {
+    /// `forClosed` / `forMetricsOnly`: the configured window.
+    fn for_closed(c: &CircuitBreakerConfig, now: u64) -> Self {
+        let (window, min) = match c.sliding_window_type {
+            SlidingWindowType::CountBased => (
+                Window::Count(CountWindow::new(c.sliding_window_size)),
+                c.minimum_number_of_calls.min(c.sliding_window_size),
+            ),
+            SlidingWindowType::TimeBased => (
+                Window::Time(TimeWindow::new(c.sliding_window_size, now)),
+                c.minimum_number_of_calls,
+            ),
+        };
+        StateMetrics {
+            window,
+            minimum_number_of_calls: min,
+            not_permitted: 0,
+        }
+    }
+
+    /// `forHalfOpen`: a count window of `permittedNumberOfCallsInHalfOpenState` calls.
+    fn for_half_open(c: &CircuitBreakerConfig) -> Self {
+        let permitted = c.permitted_number_of_calls_in_half_open_state;
+        StateMetrics {
+            window: Window::Count(CountWindow::new(permitted)),
+            minimum_number_of_calls: c.minimum_number_of_calls.min(permitted),
+            not_permitted: 0,
+        }
+    }
+
+    /// `forDisabled` / `forForcedOpen`: size 0, never written.
+    fn empty() -> Self {
+        StateMetrics {
+            window: Window::Empty,
+            minimum_number_of_calls: 0,
+            not_permitted: 0,
+        }
+    }
+
+    fn rates(&self, t: Totals) -> (f32, f32) {
+        if t.calls == 0 || t.calls < self.minimum_number_of_calls {
+            (-1.0, -1.0)
+        } else {
+            let total = t.calls as f32;
+            (
+                t.failed as f32 * 100.0f32 / total,
+                t.slow as f32 * 100.0f32 / total,
+            )
+        }
+    }
+
+    fn record(
+        &mut self,
+        c: &CircuitBreakerConfig,
+        now: u64,
+        failed: bool,
+        slow: bool,
+    ) -> (Verdict, f32, f32) {
+        self.window.record(now, failed, slow);
+        let t = self.window.totals(now);
+        let (fr, sr) = self.rates(t);
+        let verdict = if fr == -1.0 || sr == -1.0 {
+            Verdict::BelowMinimumCalls
+        } else {
+            let f = fr >= c.failure_rate_threshold;
+            let s = sr >= c.slow_call_rate_threshold;
+            match (f, s) {
+                (true, true) => Verdict::BothAbove,
+                (true, false) => Verdict::FailureRateAbove,
+                (false, true) => Verdict::SlowCallRateAbove,
+                (false, false) => Verdict::Below,
+            }
+        };
+        (verdict, fr, sr)
+    }
+
+    fn snapshot(&mut self, state: State, now: u64) -> Metrics {
+        let t = self.window.totals(now);
+        let (fr, sr) = self.rates(t);
+        Metrics {
+            state,
+            failure_rate: fr,
+            slow_call_rate: sr,
+            number_of_buffered_calls: t.calls,
+            number_of_failed_calls: t.failed,
+            number_of_successful_calls: t.calls - t.failed,
+            number_of_slow_calls: t.slow,
+            number_of_slow_successful_calls: t.slow - t.slow_failed,
+            number_of_slow_failed_calls: t.slow_failed,
+            number_of_not_permitted_calls: self.not_permitted,
+        }
+    }
+}
+
+/// How an OPEN state's deadline is chosen.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum OpenWait {
+    /// `transitionToOpenState()`: attempts + 1, wait from the interval function.
+    NextAttempt,
+    /// `transitionToOpenStateFor(d)`: attempts unchanged, wait `d` (whole ms).
+    For(Duration),
+    /// `transitionToOpenStateUntil(t)`: attempts unchanged, deadline `t` (epoch ns).
+    Until(u64),
+}
+
+/// Why a permission was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub state: State,
+    pub retry_after: Option<Duration>,
+}
+
+/// The mutable heart of a breaker.
+#[derive(Debug)]
+pub(crate) struct Machine {
+    config: Arc<CircuitBreakerConfig>,
+    slow_threshold_nanos: u64,
+    state: State,
+    generation: u64,
+    attempts: u32,
+    metrics: StateMetrics,
+    /// OPEN: permission is granted strictly after this instant (epoch ns).
+    open_deadline: u64,
+    /// OPEN with automatic transition: the OPEN -> HALF_OPEN timer.
+    auto_half_open_at: Option<u64>,
+    /// HALF_OPEN: trial permissions left.
+    permits: i64,
+    /// HALF_OPEN with `maxWaitDurationInHalfOpenState`: the timer's deadline.
+    half_open_timer_at: Option<u64>,
+    /// METRICS_ONLY: rate-exceeded events already published by this state object.
+    failure_rate_published: bool,
+    slow_call_rate_published: bool,
+    /// A timer armed by the last operation, for an external scheduler to wake up at.
+    armed_timer: Option<u64>,
+}
+
+impl Machine {
+    /// The state object built by the constructor for `initialState` (no event).
+    pub fn new(config: Arc<CircuitBreakerConfig>, now: u64) -> Self {
+        let mut m = Machine {
+            slow_threshold_nanos: slow_nanos(&config),
+            metrics: StateMetrics::for_closed(&config, now),
+            config,
+            state: State::Closed,
+            generation: 0,
+            attempts: 0,
+            open_deadline: 0,
+            auto_half_open_at: None,
+            permits: 0,
+            half_open_timer_at: None,
+            failure_rate_published: false,
+            slow_call_rate_published: false,
+            armed_timer: None,
+        };
+        match m.config.initial_state {
+            State::Closed => {}
+            State::Open => {
+                let fresh = StateMetrics::for_closed(&m.config, now);
+                m.enter_open(now, 0, OpenWait::NextAttempt, fresh);
+            }
+            State::HalfOpen => m.enter_half_open(now, 1),
+            State::ForcedOpen => m.enter_simple(State::ForcedOpen, now, 1),
+            s => m.enter_simple(s, now, 0),
+        }
+        m.generation = 0;
+        m
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+    pub fn take_armed_timer(&mut self) -> Option<u64> {
+        self.armed_timer.take()
+    }
+    /// The earliest pending timer deadline (epoch ns), if any.
+    pub fn next_timer(&self) -> Option<u64> {
+        match self.state {
+            State::HalfOpen => self.half_open_timer_at,
+            State::Open => self.auto_half_open_at,
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn publish(&self, sink: &mut EventSink, kind: EventKind) {
+        if kind.event_type().force_publish() || self.state.allow_publish() {
+            sink.push(kind);
+        }
+    }
+
+    // ----- timers -----------------------------------------------------------------------
+
+    /// Fires every timer due at `now`, earliest first, each with the clock reading its own
+    /// deadline.
+    pub fn fire_due_timers(&mut self, now: u64, sink: &mut EventSink) {
+        loop {
+            match self.state {
+                State::HalfOpen => match self.half_open_timer_at {
+                    Some(at) if at <= now => {
+                        let to = self.config.transition_to_state_after_wait_duration;
+                        let _ = self.transition(to, OpenWait::NextAttempt, at, sink);
+                    }
+                    _ => return,
+                },
+                State::Open => match self.auto_half_open_at {
+                    Some(at) if at <= now => {
+                        let _ = self.transition(State::HalfOpen, OpenWait::NextAttempt, at, sink);
+                    }
+                    _ => return,
+                },
+                _ => return,
+            }
+        }
+    }
+
+    // ----- permissions ------------------------------------------------------------------
+
+    /// `tryAcquirePermission()`. On success returns the generation of the state that
+    /// granted the permission.
+    pub fn try_acquire(&mut self, now: u64, sink: &mut EventSink) -> Result<u64, Refusal> {
+        self.fire_due_timers(now, sink);
+        match self.state {
+            State::Closed | State::Disabled | State::MetricsOnly => Ok(self.generation),
+            State::Open => {
+                if now > self.open_deadline {
+                    let _ = self.transition(State::HalfOpen, OpenWait::NextAttempt, now, sink);
+                    self.try_acquire_half_open(now, sink)
+                } else {
+                    self.metrics.not_permitted += 1;
+                    self.publish(sink, EventKind::NotPermitted);
+                    let wait_ms = (self.open_deadline - now).div_ceil(NANOS_PER_MILLI) + 1;
+                    Err(Refusal {
+                        state: State::Open,
+                        retry_after: Some(Duration::from_millis(wait_ms)),
+                    })
+                }
+            }
+            State::HalfOpen => self.try_acquire_half_open(now, sink),
+            State::ForcedOpen => {
+                self.metrics.not_permitted += 1;
+                self.publish(sink, EventKind::NotPermitted);
+                Err(Refusal {
+                    state: State::ForcedOpen,
+                    retry_after: None,
+                })
+            }
+        }
+    }
+
+    fn try_acquire_half_open(&mut self, now: u64, sink: &mut EventSink) -> Result<u64, Refusal> {
+        if self.permits > 0 {
+            self.permits -= 1;
+            Ok(self.generation)
+        } else {
+            self.metrics.not_permitted += 1;
+            self.publish(sink, EventKind::NotPermitted);
+            Err(Refusal {
+                state: State::HalfOpen,
+                retry_after: self
+                    .half_open_timer_at
+                    .map(|at| Duration::from_nanos(at.saturating_sub(now))),
+            })
+        }
+    }
+
+    /// `releasePermission()`: only HALF_OPEN reacts, by adding one trial permission.
+    pub fn release(&mut self, now: u64, sink: &mut EventSink) {
+        self.fire_due_timers(now, sink);
+        if self.state == State::HalfOpen {
+            self.permits += 1;
+        }
+    }
+
+    /// Releases a permission only if it was granted by the current HALF_OPEN state object:
+    /// what a dropped, unfinished call does.
+    pub fn release_if_current(&mut self, generation: u64, now: u64, sink: &mut EventSink) {
+        self.fire_due_timers(now, sink);
+        if self.state == State::HalfOpen && self.generation == generation {
+            self.permits += 1;
+        }
+    }
+
+    // ----- outcomes ---------------------------------------------------------------------
+
+    /// Records the outcome of a call that took `elapsed` (Resilience4j's `onSuccess` /
+    /// `onError`), applied to the current state whatever state granted the call.
+    pub fn on_outcome(
+        &mut self,
+        outcome: Outcome,
+        elapsed: Duration,
+        error_type: Option<&'static str>,
+        now: u64,
+        sink: &mut EventSink,
+    ) {
+        self.fire_due_timers(now, sink);
+        let failed = match outcome {
+            Outcome::Ignored => {
+                if self.state == State::HalfOpen {
+                    self.permits += 1;
+                }
+                self.publish(
+                    sink,
+                    EventKind::IgnoredError {
+                        elapsed,
+                        error_type,
+                    },
+                );
+                return;
+            }
+            Outcome::Success => {
+                self.publish(sink, EventKind::Success { elapsed });
+                false
+            }
+            Outcome::Failure => {
+                self.publish(
+                    sink,
+                    EventKind::Error {
+                        elapsed,
+                        error_type,
+                    },
+                );
+                true
+            }
+        };
+        let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
+        match self.state {
+            State::Closed => {
+                let (verdict, fr, sr) = self.metrics.record(&self.config, now, failed, slow);
+                if verdict.failure_exceeded() || verdict.slow_exceeded() {
+                    if verdict.failure_exceeded() {
+                        self.publish(sink, EventKind::FailureRateExceeded { failure_rate: fr });
+                    }
+                    if verdict.slow_exceeded() {
+                        self.publish(sink, EventKind::SlowCallRateExceeded { slow_call_rate: sr });
+                    }
+                    let _ = self.transition(State::Open, OpenWait::NextAttempt, now, sink);
+                }
+            }
+            State::HalfOpen => {
+                let (verdict, _, _) = self.metrics.record(&self.config, now, failed, slow);
+                match verdict {
+                    Verdict::BelowMinimumCalls => {}
+                    Verdict::Below => {
+                        let _ = self.transition(State::Closed, OpenWait::NextAttempt, now, sink);
+                    }
+                    _ => {
+                        let _ = self.transition(State::Open, OpenWait::NextAttempt, now, sink);
+                    }
+                }
+            }
+            State::Open => {
+                self.metrics.record(&self.config, now, failed, slow);
+            }
+            State::MetricsOnly => {
+                let (verdict, fr, sr) = self.metrics.record(&self.config, now, failed, slow);
+                if verdict.failure_exceeded() && !self.failure_rate_published {
+                    self.failure_rate_published = true;
+                    self.publish(sink, EventKind::FailureRateExceeded { failure_rate: fr });
+                }
+                if verdict.slow_exceeded() && !self.slow_call_rate_published {
+                    self.slow_call_rate_published = true;
+                    self.publish(sink, EventKind::SlowCallRateExceeded { slow_call_rate: sr });
+                }
+            }
+            State::Disabled | State::ForcedOpen => {}
+        }
+    }
+
+    // ----- reads ------------------------------------------------------------------------
+
+    pub fn metrics(&mut self, now: u64, sink: &mut EventSink) -> Metrics {
+        self.fire_due_timers(now, sink);
+        self.metrics.snapshot(self.state, now)
+    }
+
+    pub fn current_state(&mut self, now: u64, sink: &mut EventSink) -> State {
+        self.fire_due_timers(now, sink);
+        self.state
+    }
+
+    // ----- transitions ------------------------------------------------------------------
+
+    /// A transition as Resilience4j's `stateTransition` performs it: legality check, the
+    /// old state's timers cancelled, a new state object, `STATE_TRANSITION` unless X -> X.
+    ///
+    /// # Errors
+    /// `Err(())` for CLOSED -> HALF_OPEN, METRICS_ONLY -> OPEN and METRICS_ONLY -> HALF_OPEN;
+    /// nothing changes then.
+    pub fn transition(
+        &mut self,
+        to: State,
+        wait: OpenWait,
+        now: u64,
+        sink: &mut EventSink,
+    ) -> Result<(), ()> {
+        let from = self.state;
+        if !from.can_transition_to(to) {
+            return Err(());
+        }
+        match to {
+            State::Closed => self.enter_simple(State::Closed, now, 0),
+            State::Open => {
+                // A window of size 0 (DISABLED, FORCED_OPEN) is replaced by a fresh one, so a
+                // late result recorded in OPEN cannot divide by zero (deliberate deviation).
+                let carried = match from {
+                    State::Disabled | State::ForcedOpen => {
+                        let mut fresh = StateMetrics::for_closed(&self.config, now);
+                        fresh.not_permitted = self.metrics.not_permitted;
+                        fresh
+                    }
+                    _ => std::mem::replace(&mut self.metrics, StateMetrics::empty()),
+                };
+                self.enter_open(now, self.attempts, wait, carried);
+            }
+            State::HalfOpen => self.enter_half_open(now, self.attempts),
+            State::ForcedOpen => self.enter_simple(State::ForcedOpen, now, self.attempts + 1),
+            State::Disabled | State::MetricsOnly => self.enter_simple(to, now, 0),
+        }
+        if from != to {
+            sink.push(EventKind::StateTransition { from, to });
+        }
+        Ok(())
+    }
+
+    /// `reset()`: a fresh CLOSED state whatever the current one, its timers cancelled;
+    /// `STATE_TRANSITION X->CLOSED` (unless X is CLOSED), then `RESET`.
+    pub fn reset(&mut self, now: u64, sink: &mut EventSink) {
+        self.fire_due_timers(now, sink);
+        let from = self.state;
+        self.enter_simple(State::Closed, now, 0);
+        if from != State::Closed {
+            sink.push(EventKind::StateTransition {
+                from,
+                to: State::Closed,
+            });
+        }
+        sink.push(EventKind::Reset);
+    }
+
+    fn new_state_object(&mut self, state: State, attempts: u32) {
+        self.state = state;
+        self.attempts = attempts;
+        self.generation += 1;
+        self.auto_half_open_at = None;
+        self.half_open_timer_at = None;
+        self.failure_rate_published = false;
+        self.slow_call_rate_published = false;
+        self.permits = 0;
+    }
+
+    fn enter_simple(&mut self, state: State, now: u64, attempts: u32) {
+        self.new_state_object(state, attempts);
+        self.metrics = match state {
+            State::Closed | State::MetricsOnly => StateMetrics::for_closed(&self.config, now),
+            _ => StateMetrics::empty(),
+        };
+    }
+
+    fn enter_open(
+        &mut self,
+        now: u64,
+        previous_attempts: u32,
+        wait: OpenWait,
+        metrics: StateMetrics,
+    ) {
+        let (attempts, deadline) = match wait {
+            OpenWait::NextAttempt => {
+                let attempts = previous_attempts + 1;
+                let wait_ms = self
+                    .config
+                    .wait_interval_function_in_open_state
+                    .wait_millis(attempts);
+                (
+                    attempts,
+                    now.saturating_add(wait_ms.saturating_mul(NANOS_PER_MILLI)),
+                )
+            }
+            OpenWait::For(d) => (
+                previous_attempts,
+                now.saturating_add((d.as_millis() as u64).saturating_mul(NANOS_PER_MILLI)),
+            ),
+            OpenWait::Until(t) => (previous_attempts, t),
+        };
+        self.new_state_object(State::Open, attempts);
+        self.metrics = metrics;
+        self.open_deadline = deadline;
+        if self
+            .config
+            .automatic_transition_from_open_to_half_open_enabled
+        {
+            self.auto_half_open_at = Some(deadline);
+            self.armed_timer = Some(deadline);
+        }
+    }
+
+    fn enter_half_open(&mut self, now: u64, attempts: u32) {
+        self.new_state_object(State::HalfOpen, attempts);
+        self.metrics = StateMetrics::for_half_open(&self.config);
+        self.permits = self.config.permitted_number_of_calls_in_half_open_state as i64;
+        let max_wait_ms = self.config.max_wait_duration_in_half_open_state.as_millis() as u64;
+        if max_wait_ms >= 1 {
+            let at = now.saturating_add(max_wait_ms.saturating_mul(NANOS_PER_MILLI));
+            self.half_open_timer_at = Some(at);
+            self.armed_timer = Some(at);
+        }
+    }
+
+    // ----- reconfiguration --------------------------------------------------------------
+
+    /// Applies a new config to the live state (see the crate docs, "Replacing a config"):
+    /// the state and its timers are kept; thresholds and waits apply from the next call.
+    /// CLOSED and METRICS_ONLY keep their window when its type and size are unchanged and
+    /// start a fresh one otherwise; HALF_OPEN keeps its trial window unless
+    /// `permittedNumberOfCallsInHalfOpenState` changed (then a fresh one, with the permits
+    /// left adjusted by the difference); OPEN keeps the window that tripped it.
+    pub fn reconfigure(&mut self, config: Arc<CircuitBreakerConfig>, now: u64) {
+        let old = std::mem::replace(&mut self.config, config);
+        let new = self.config.clone();
+        self.slow_threshold_nanos = slow_nanos(&new);
+        let not_permitted = self.metrics.not_permitted;
+        match self.state {
+            State::Closed | State::MetricsOnly => {
+                if old.sliding_window_type != new.sliding_window_type
+                    || old.sliding_window_size != new.sliding_window_size
+                {
+                    self.metrics = StateMetrics::for_closed(&new, now);
+                    self.metrics.not_permitted = not_permitted;
+                } else {
+                    self.metrics.minimum_number_of_calls = match new.sliding_window_type {
+                        SlidingWindowType::CountBased => {
+                            new.minimum_number_of_calls.min(new.sliding_window_size)
+                        }
+                        SlidingWindowType::TimeBased => new.minimum_number_of_calls,
+                    };
+                }
+            }
+            State::HalfOpen => {
+                let old_p = old.permitted_number_of_calls_in_half_open_state;
+                let new_p = new.permitted_number_of_calls_in_half_open_state;
+                if old_p != new_p {
+                    self.metrics = StateMetrics::for_half_open(&new);
+                    self.metrics.not_permitted = not_permitted;
+                    self.permits = (self.permits + new_p as i64 - old_p as i64).max(0);
+                } else {
+                    self.metrics.minimum_number_of_calls = new.minimum_number_of_calls.min(new_p);
+                }
+            }
+            State::Open | State::Disabled | State::ForcedOpen => {}
+        }
+    }
+
+    /// A manual transition: due timers fire first.
+    pub fn manual_transition(
+        &mut self,
+        to: State,
+        wait: OpenWait,
+        now: u64,
+        sink: &mut EventSink,
+    ) -> Result<(), ()> {
+        self.fire_due_timers(now, sink);
+        self.transition(to, wait, now, sink)
+    }
+}
+
+fn slow_nanos(c: &CircuitBreakerConfig) -> u64 {
+    c.slow_call_duration_threshold
+        .as_nanos()
+        .min(u64::MAX as u128) as u64
+}

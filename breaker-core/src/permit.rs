@@ -1,0 +1,114 @@
+//! [`Permit`]: one admitted call, on which its outcome is recorded.
+
+use std::time::Duration;
+
+use crate::breaker::CircuitBreaker;
+use crate::classify::Outcome;
+
+/// Permission for one call, returned by
+/// [`CircuitBreaker::try_acquire_permission`]. It remembers when the call started, so the
+/// recording methods measure the call's duration for slow-call detection.
+///
+/// Record exactly one outcome. A permit dropped without one (a cancelled future) hands its
+/// HALF_OPEN trial permission back if the HALF_OPEN state that granted it is still current,
+/// so a cancelled call never leaves the breaker stuck in HALF_OPEN. A permit dropped while
+/// the thread is panicking records a failure: a panic inside a protected call counts as an
+/// error.
+#[must_use = "record the call's outcome on the permit, or drop it to release it"]
+#[derive(Debug)]
+pub struct Permit<'a> {
+    breaker: &'a CircuitBreaker,
+    start_nanos: u64,
+    generation: u64,
+    done: bool,
+}
+
+impl<'a> Permit<'a> {
+    #[inline]
+    pub(crate) fn new(breaker: &'a CircuitBreaker, start_nanos: u64, generation: u64) -> Self {
+        Permit {
+            breaker,
+            start_nanos,
+            generation,
+            done: false,
+        }
+    }
+
+    /// The time since the permission was granted, by the breaker's clock.
+    #[inline]
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_nanos(self.breaker.now_nanos().saturating_sub(self.start_nanos))
+    }
+
+    /// The call succeeded (`onSuccess`); its duration is measured now.
+    #[inline]
+    pub fn on_success(self) {
+        let elapsed = self.elapsed();
+        self.finish(Outcome::Success, elapsed, None);
+    }
+
+    /// The call failed with an error that is recorded (`onError`).
+    #[inline]
+    pub fn on_error(self) {
+        let elapsed = self.elapsed();
+        self.finish(Outcome::Failure, elapsed, None);
+    }
+
+    /// The call failed with an ignored error: nothing is recorded, the permission is handed
+    /// back (as Resilience4j's `releasePermission`) and `IGNORED_ERROR` is published.
+    #[inline]
+    pub fn on_ignored_error(self) {
+        let elapsed = self.elapsed();
+        self.finish(Outcome::Ignored, elapsed, None);
+    }
+
+    /// Records `outcome` with the duration measured now.
+    #[inline]
+    pub fn record(self, outcome: Outcome) {
+        let elapsed = self.elapsed();
+        self.finish(outcome, elapsed, None);
+    }
+
+    /// Records `outcome` with a duration measured by the caller (Resilience4j's
+    /// `onSuccess(duration, unit)` / `onError(duration, unit, t)`).
+    #[inline]
+    pub fn record_with_duration(self, outcome: Outcome, elapsed: Duration) {
+        self.finish(outcome, elapsed, None);
+    }
+
+    /// Records `outcome` naming the error's type in the event.
+    #[inline]
+    pub(crate) fn record_typed(self, outcome: Outcome, error_type: Option<&'static str>) {
+        let elapsed = self.elapsed();
+        self.finish(outcome, elapsed, error_type);
+    }
+
+    /// Gives the permission back without recording anything (Resilience4j's
+    /// `releasePermission()`): in HALF_OPEN one more trial call is admitted, whichever state
+    /// granted this permit; in every other state nothing happens.
+    pub fn release(mut self) {
+        self.done = true;
+        self.breaker.release();
+    }
+
+    #[inline]
+    fn finish(mut self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
+        self.done = true;
+        self.breaker.record(outcome, elapsed, error_type);
+    }
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        if std::thread::panicking() {
+            let elapsed = self.elapsed();
+            self.breaker
+                .record(Outcome::Failure, elapsed, Some("panic"));
+        } else {
+            self.breaker.release_if_current(self.generation);
+        }
+    }
+}

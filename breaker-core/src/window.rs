@@ -1,0 +1,222 @@
+//! Sliding windows that aggregate call outcomes: Resilience4j's
+//! `FixedSizeSlidingWindowMetrics` (COUNT_BASED) and `SlidingTimeWindowMetrics`
+//! (TIME_BASED, one bucket per whole epoch second).
+
+/// Totals of the calls in a window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub calls: u32,
+    pub failed: u32,
+    pub slow: u32,
+    pub slow_failed: u32,
+}
+
+impl Totals {
+    #[inline]
+    fn add(&mut self, o: Totals) {
+        self.calls += o.calls;
+        self.failed += o.failed;
+        self.slow += o.slow;
+        self.slow_failed += o.slow_failed;
+    }
+    #[inline]
+    fn sub(&mut self, o: Totals) {
+        self.calls -= o.calls;
+        self.failed -= o.failed;
+        self.slow -= o.slow;
+        self.slow_failed -= o.slow_failed;
+    }
+    #[inline]
+    fn one(failed: bool, slow: bool) -> Totals {
+        Totals {
+            calls: 1,
+            failed: failed as u32,
+            slow: slow as u32,
+            slow_failed: (failed && slow) as u32,
+        }
+    }
+}
+
+/// The last `size` outcomes, as a ring of 2-bit codes.
+#[derive(Debug, Clone)]
+pub(crate) struct CountWindow {
+    ring: Box<[u8]>,
+    head: usize,
+    len: usize,
+    totals: Totals,
+}
+
+const FAILED: u8 = 1;
+const SLOW: u8 = 2;
+
+impl CountWindow {
+    pub fn new(size: u32) -> Self {
+        CountWindow {
+            ring: vec![0; size.max(1) as usize].into_boxed_slice(),
+            head: 0,
+            len: 0,
+            totals: Totals::default(),
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, failed: bool, slow: bool) {
+        let code = (failed as u8 * FAILED) | (slow as u8 * SLOW);
+        if self.len == self.ring.len() {
+            let old = self.ring[self.head];
+            self.totals
+                .sub(Totals::one(old & FAILED != 0, old & SLOW != 0));
+        } else {
+            self.len += 1;
+        }
+        self.ring[self.head] = code;
+        self.head += 1;
+        if self.head == self.ring.len() {
+            self.head = 0;
+        }
+        self.totals.add(Totals::one(failed, slow));
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Bucket {
+    epoch_second: u64,
+    totals: Totals,
+}
+
+/// One bucket per whole epoch second; the window holds the calls that completed in the last
+/// `size` seconds (the current one included).
+#[derive(Debug, Clone)]
+pub(crate) struct TimeWindow {
+    buckets: Box<[Bucket]>,
+    head: usize,
+    totals: Totals,
+}
+
+impl TimeWindow {
+    pub fn new(size_seconds: u32, now_nanos: u64) -> Self {
+        let now = now_nanos / 1_000_000_000;
+        let buckets = (0..size_seconds.max(1) as u64)
+            .map(|i| Bucket {
+                epoch_second: now + i,
+                totals: Totals::default(),
+            })
+            .collect();
+        TimeWindow {
+            buckets,
+            head: 0,
+            totals: Totals::default(),
+        }
+    }
+
+    /// Moves the window to the current second, dropping buckets that fell out of it
+    /// (Resilience4j's `moveWindowToCurrentEpochSecond`).
+    pub fn advance(&mut self, now_nanos: u64) {
+        let now = now_nanos / 1_000_000_000;
+        let head_second = self.buckets[self.head].epoch_second;
+        if now <= head_second {
+            return;
+        }
+        let n = self.buckets.len() as u64;
+        let mut to_move = (now - head_second).min(n);
+        while to_move > 0 {
+            to_move -= 1;
+            self.head = (self.head + 1) % self.buckets.len();
+            let b = &mut self.buckets[self.head];
+            self.totals.sub(b.totals);
+            *b = Bucket {
+                epoch_second: now - to_move,
+                totals: Totals::default(),
+            };
+        }
+    }
+
+    pub fn record(&mut self, now_nanos: u64, failed: bool, slow: bool) {
+        self.advance(now_nanos);
+        let one = Totals::one(failed, slow);
+        self.buckets[self.head].totals.add(one);
+        self.totals.add(one);
+    }
+}
+
+/// The window of one state object.
+#[derive(Debug, Clone)]
+pub(crate) enum Window {
+    Count(CountWindow),
+    Time(TimeWindow),
+    /// DISABLED and FORCED_OPEN: size 0, never written.
+    Empty,
+}
+
+impl Window {
+    #[inline]
+    pub fn record(&mut self, now_nanos: u64, failed: bool, slow: bool) {
+        match self {
+            Window::Count(w) => w.record(failed, slow),
+            Window::Time(w) => w.record(now_nanos, failed, slow),
+            Window::Empty => {}
+        }
+    }
+
+    /// The totals as of `now` (a time-based window slides first).
+    #[inline]
+    pub fn totals(&mut self, now_nanos: u64) -> Totals {
+        match self {
+            Window::Count(w) => w.totals,
+            Window::Time(w) => {
+                w.advance(now_nanos);
+                w.totals
+            }
+            Window::Empty => Totals::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn count_window_keeps_last_n() {
+        let mut w = CountWindow::new(3);
+        for (f, s) in [(true, false), (false, true), (true, true), (false, false)] {
+            w.record(f, s);
+        }
+        // last three: (false,true), (true,true), (false,false)
+        assert_eq!(
+            w.totals,
+            Totals {
+                calls: 3,
+                failed: 1,
+                slow: 2,
+                slow_failed: 1
+            }
+        );
+    }
+
+    #[test]
+    fn time_window_drops_calls_older_than_size_seconds() {
+        let t0 = 1_700_000_000 * S;
+        let mut w = TimeWindow::new(10, t0);
+        w.record(t0 + S / 2, true, false);
+        w.advance(t0 + 9 * S + 999_999_999);
+        assert_eq!(w.totals.calls, 1);
+        w.advance(t0 + 10 * S);
+        assert_eq!(w.totals.calls, 0);
+    }
+
+    #[test]
+    fn time_window_gap_longer_than_window_clears_everything() {
+        let t0 = 1_700_000_000 * S;
+        let mut w = TimeWindow::new(3, t0);
+        for i in 0..3 {
+            w.record(t0 + i * S, true, false);
+        }
+        assert_eq!(w.totals.calls, 3);
+        w.record(t0 + 100 * S, false, false);
+        assert_eq!(w.totals.calls, 1);
+        assert_eq!(w.totals.failed, 0);
+    }
+}
