@@ -1,1 +1,60 @@
-//! Spring Boot configuration loading for `breaker` (see issue #3).
+//! Spring Boot configuration loading for `breaker` (issue #3).
+//!
+//! Reads the `application.yml` / `application.properties` a Spring team already has and
+//! resolves `resilience4j.circuitbreaker` exactly as Resilience4j's Spring Boot support does:
+//! relaxed names, `backends` alias, Spring durations, lenient enums, lists, profiles,
+//! placeholders, `baseConfig` inheritance, and Spring's validation messages.
+//!
+//! ```
+//! use breaker_config::{Format, Loader};
+//! let yaml = "
+//! resilience4j.circuitbreaker:
+//!   configs:
+//!     default: { slidingWindowSize: 10, waitDurationInOpenState: 5s }
+//!   instances:
+//!     backendA: { failure-rate-threshold: 70 }
+//! ";
+//! let loaded = Loader::new().env(Default::default()).load_str("application.yml", Format::Yaml, yaml).unwrap();
+//! let a = &loaded.config.instances["backendA"];
+//! assert_eq!(a.failure_rate_threshold.value, 70.0);
+//! assert_eq!(a.sliding_window_size.value, 10);
+//! assert_eq!(a.wait_duration_in_open_state.value, std::time::Duration::from_secs(5));
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod bind;
+mod catalog;
+mod convert;
+mod duration;
+mod error;
+pub mod json;
+mod keys;
+mod limits;
+mod load;
+mod model;
+mod origin;
+mod placeholders;
+mod profiles;
+mod properties;
+mod property;
+mod relaxed;
+mod resolve;
+mod validate;
+mod yaml;
+
+pub use catalog::{ExceptionList, UnclaimedName};
+pub use error::{ConfigError, LoadError, Warning};
+pub use limits::Limits;
+pub use load::{Format, Loaded, Loader, SourceText};
+pub use model::{
+    Base, ResolvedConfig, ResolvedInstance, Setting, SlidingWindowType, State, ValueSource,
+    WaitInterval,
+};
+pub use origin::Origin;
+pub use property::{Document, Element, Property, ValueKind};
+
+/// Loads files with the process environment and default limits (see [`Loader`]).
+pub fn load_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Loaded, LoadError> {
+    Loader::new().load_files(paths)
+}

@@ -1,0 +1,91 @@
+//! Exception names nothing claims: `recordExceptions` / `ignoreExceptions` name Java classes;
+//! the application tells which names its error types answer to (breaker-core's error
+//! catalog), and names that nothing claims are reported.
+
+use std::fmt;
+
+use crate::model::ResolvedConfig;
+use crate::origin::Origin;
+
+/// Which list a name appears in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExceptionList {
+    /// `recordExceptions`
+    Record,
+    /// `ignoreExceptions`
+    Ignore,
+}
+
+/// An exception name in the files that no registered error type answers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnclaimedName {
+    /// The instance (or `default` for the default config).
+    pub instance: String,
+    /// The list it is in.
+    pub list: ExceptionList,
+    /// The name as written, e.g. `java.io.IOException`.
+    pub name: String,
+    /// Where it is written.
+    pub origin: Option<Origin>,
+}
+
+impl fmt::Display for UnclaimedName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(o) = &self.origin {
+            write!(f, "{o}: ")?;
+        }
+        let list = match self.list {
+            ExceptionList::Record => "recordExceptions",
+            ExceptionList::Ignore => "ignoreExceptions",
+        };
+        write!(
+            f,
+            "circuit breaker '{}': {list} names '{}', which no registered error type claims",
+            self.instance, self.name
+        )
+    }
+}
+
+impl ResolvedConfig {
+    /// Every exception name (in every instance and in the default config) for which
+    /// `is_claimed` returns false, in instance order, each name reported once per instance
+    /// and list.
+    pub fn unclaimed_exception_names(
+        &self,
+        is_claimed: &dyn Fn(&str) -> bool,
+    ) -> Vec<UnclaimedName> {
+        let mut out = Vec::new();
+        let all = self
+            .instances
+            .values()
+            .chain(self.default_config.as_ref().ok());
+        for i in all {
+            for (list, names, origins) in [
+                (
+                    ExceptionList::Record,
+                    &i.record_exceptions.value,
+                    &i.record_exceptions_origins,
+                ),
+                (
+                    ExceptionList::Ignore,
+                    &i.ignore_exceptions.value,
+                    &i.ignore_exceptions_origins,
+                ),
+            ] {
+                let Some(names) = names else { continue };
+                for (k, n) in names.iter().enumerate() {
+                    if is_claimed(n) || names[..k].contains(n) {
+                        continue;
+                    }
+                    out.push(UnclaimedName {
+                        instance: i.name.clone(),
+                        list,
+                        name: n.clone(),
+                        origin: origins.get(k).cloned(),
+                    });
+                }
+            }
+        }
+        out
+    }
+}

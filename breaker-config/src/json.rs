@@ -1,0 +1,122 @@
+//! The JSON report of `breaker check --json`: the shape of the `*.expected.json` fixtures
+//! (Resilience4j camelCase names, durations in milliseconds, thresholds as numbers, exception
+//! lists as written or `null`), plus the sources of every value and the warnings.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::load::Loaded;
+use crate::model::{ResolvedInstance, Setting, WaitInterval};
+
+fn ms(d: Duration) -> Value {
+    Value::from(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The settings of one instance, keyed by Resilience4j's camelCase names.
+pub fn instance_json(i: &ResolvedInstance) -> Value {
+    let interval = match i.wait_interval_in_open_state.value {
+        WaitInterval::Constant => json!({"type": "constant"}),
+        WaitInterval::Exponential {
+            multiplier,
+            max_wait,
+        } => json!({
+            "type": "exponential",
+            "multiplier": multiplier,
+            "maxWaitDuration": max_wait.map(ms),
+        }),
+        WaitInterval::Randomized { factor } => json!({"type": "randomized", "factor": factor}),
+    };
+    json!({
+        "failureRateThreshold": i.failure_rate_threshold.value,
+        "slowCallRateThreshold": i.slow_call_rate_threshold.value,
+        "slowCallDurationThreshold": ms(i.slow_call_duration_threshold.value),
+        "waitDurationInOpenState": ms(i.wait_duration_in_open_state.value),
+        "waitIntervalFunctionInOpenState": interval,
+        "maxWaitDurationInHalfOpenState": ms(i.max_wait_duration_in_half_open_state.value),
+        "permittedNumberOfCallsInHalfOpenState": i.permitted_number_of_calls_in_half_open_state.value,
+        "slidingWindowType": i.sliding_window_type.value.name(),
+        "slidingWindowSize": i.sliding_window_size.value,
+        "minimumNumberOfCalls": i.minimum_number_of_calls.value,
+        "automaticTransitionFromOpenToHalfOpenEnabled": i.automatic_transition_from_open_to_half_open_enabled.value,
+        "transitionToStateAfterWaitDuration": i.transition_to_state_after_wait_duration.value.name(),
+        "initialState": i.initial_state.value.name(),
+        "writableStackTraceEnabled": i.writable_stack_trace_enabled.value,
+        "recordExceptions": i.record_exceptions.value,
+        "ignoreExceptions": i.ignore_exceptions.value,
+        "recordFailurePredicate": i.record_failure_predicate.value,
+        "ignoreExceptionPredicate": i.ignore_exception_predicate.value,
+        "recordResultPredicate": i.record_result_predicate.value,
+        "registerHealthIndicator": i.register_health_indicator.value,
+        "allowHealthIndicatorToFail": i.allow_health_indicator_to_fail.value,
+        "eventConsumerBufferSize": i.event_consumer_buffer_size.value,
+    })
+}
+
+/// Where each setting of an instance came from (`instance`, `configs.<name>`, `default`),
+/// with its position.
+pub fn sources_json(i: &ResolvedInstance) -> Value {
+    fn s<T>(x: &Setting<T>) -> Value {
+        match &x.origin {
+            Some(o) => json!({"from": x.source.to_string(), "at": o.to_string()}),
+            None => json!({"from": x.source.to_string()}),
+        }
+    }
+    json!({
+        "failureRateThreshold": s(&i.failure_rate_threshold),
+        "slowCallRateThreshold": s(&i.slow_call_rate_threshold),
+        "slowCallDurationThreshold": s(&i.slow_call_duration_threshold),
+        "waitDurationInOpenState": s(&i.wait_duration_in_open_state),
+        "waitIntervalFunctionInOpenState": s(&i.wait_interval_in_open_state),
+        "maxWaitDurationInHalfOpenState": s(&i.max_wait_duration_in_half_open_state),
+        "permittedNumberOfCallsInHalfOpenState": s(&i.permitted_number_of_calls_in_half_open_state),
+        "slidingWindowType": s(&i.sliding_window_type),
+        "slidingWindowSize": s(&i.sliding_window_size),
+        "minimumNumberOfCalls": s(&i.minimum_number_of_calls),
+        "automaticTransitionFromOpenToHalfOpenEnabled": s(&i.automatic_transition_from_open_to_half_open_enabled),
+        "transitionToStateAfterWaitDuration": s(&i.transition_to_state_after_wait_duration),
+        "initialState": s(&i.initial_state),
+        "writableStackTraceEnabled": s(&i.writable_stack_trace_enabled),
+        "recordExceptions": s(&i.record_exceptions),
+        "ignoreExceptions": s(&i.ignore_exceptions),
+        "recordFailurePredicate": s(&i.record_failure_predicate),
+        "ignoreExceptionPredicate": s(&i.ignore_exception_predicate),
+        "recordResultPredicate": s(&i.record_result_predicate),
+        "registerHealthIndicator": s(&i.register_health_indicator),
+        "allowHealthIndicatorToFail": s(&i.allow_health_indicator_to_fail),
+        "eventConsumerBufferSize": s(&i.event_consumer_buffer_size),
+    })
+}
+
+/// The whole report: `{"instances", "errors", "defaultConfig", "warnings", "sources",
+/// "errorDetails", "profiles"}`. `errors` maps an instance to Resilience4j's message;
+/// `errorDetails` lists every error with file, line, column, key, value and what is allowed.
+pub fn report(loaded: &Loaded) -> Value {
+    let c = &loaded.config;
+    let mut instances = Map::new();
+    let mut sources = Map::new();
+    for (name, i) in &c.instances {
+        instances.insert(name.clone(), instance_json(i));
+        sources.insert(name.clone(), sources_json(i));
+    }
+    let mut errors = Map::new();
+    for (name, e) in &c.errors {
+        errors.insert(name.clone(), Value::from(e.message.clone()));
+    }
+    let default_config = match &c.default_config {
+        Ok(d) => {
+            sources.insert("<default>".into(), sources_json(d));
+            instance_json(d)
+        }
+        Err(_) => Value::Null,
+    };
+    json!({
+        "instances": instances,
+        "errors": errors,
+        "defaultConfig": default_config,
+        "warnings": loaded.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+        "errorDetails": c.all_errors().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+        "sources": sources,
+        "profiles": c.profiles,
+    })
+}

@@ -1,0 +1,226 @@
+//! The loader: reads files (or strings), picks the active documents, binds and resolves.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::bind;
+use crate::error::{LoadError, Warning};
+use crate::limits::Limits;
+use crate::model::ResolvedConfig;
+use crate::placeholders::Resolver;
+use crate::profiles::{document_active, ActiveProfiles};
+use crate::property::Document;
+use crate::resolve;
+
+/// The syntax of a configuration source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `application.yml` / `.yaml` (multi-document).
+    Yaml,
+    /// `application.properties` (`#---` separates documents).
+    Properties,
+}
+
+impl Format {
+    /// `.properties` files are [`Format::Properties`]; everything else is YAML.
+    pub fn from_path(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("properties") => Format::Properties,
+            _ => Format::Yaml,
+        }
+    }
+}
+
+/// One source text to load, lowest precedence first when several are given.
+#[derive(Clone, Debug)]
+pub struct SourceText {
+    /// Name used in positions (`name:line:column`), usually the path.
+    pub name: String,
+    /// The syntax.
+    pub format: Format,
+    /// The content.
+    pub text: String,
+}
+
+/// The result of a load: the resolved circuit-breaker configuration, the warnings, and the
+/// active documents (all their properties, circuit-breaker or not).
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The resolved configuration (check [`ResolvedConfig::all_errors`]).
+    pub config: ResolvedConfig,
+    /// Unknown keys, 1.x keys, ignored documents.
+    pub warnings: Vec<Warning>,
+    /// Every active document, lowest precedence first: the parsed model of all sections
+    /// (retry, bulkhead, spring.*, ...), kept for callers that need them.
+    pub documents: Vec<Document>,
+}
+
+impl Loaded {
+    /// `Ok` when Spring Boot would start with these files, else every error.
+    pub fn errors(&self) -> Vec<&crate::ConfigError> {
+        self.config.all_errors()
+    }
+}
+
+/// Loads Spring Boot configuration files.
+///
+/// ```
+/// let loaded = breaker_config::Loader::new()
+///     .env(std::collections::HashMap::new())
+///     .load_str("application.yml", breaker_config::Format::Yaml,
+///         "resilience4j.circuitbreaker.instances.a.slidingWindowSize: 10\n")
+///     .unwrap();
+/// assert_eq!(loaded.config.instances["a"].sliding_window_size.value, 10);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Loader {
+    profiles: Vec<String>,
+    env: Option<HashMap<String, String>>,
+    limits: Limits,
+}
+
+impl Default for Loader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Loader {
+    /// A loader using the process environment (placeholders, `SPRING_PROFILES_ACTIVE`) and
+    /// default [`Limits`].
+    pub fn new() -> Self {
+        Loader {
+            profiles: Vec::new(),
+            env: None,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Activates these Spring profiles (overrides `SPRING_PROFILES_ACTIVE` and
+    /// `spring.profiles.active`). Items may be comma-separated.
+    pub fn profiles<I, S>(mut self, profiles: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.profiles = profiles.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Uses `vars` instead of the process environment.
+    pub fn env(mut self, vars: HashMap<String, String>) -> Self {
+        self.env = Some(vars);
+        self
+    }
+
+    /// Uses these budgets.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Loads files, later ones overriding earlier ones. The format follows the extension.
+    ///
+    /// Errors: [`LoadError::Io`] for an unreadable or non-UTF-8 file, [`LoadError::Budget`]
+    /// for a file larger than [`Limits::max_file_bytes`], and parse errors.
+    pub fn load_files<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Loaded, LoadError> {
+        let mut sources = Vec::with_capacity(paths.len());
+        for p in paths {
+            let p = p.as_ref();
+            let name = p.display().to_string();
+            let meta = std::fs::metadata(p).map_err(|e| LoadError::Io {
+                path: name.clone(),
+                message: e.to_string(),
+            })?;
+            if meta.len() > self.limits.max_file_bytes as u64 {
+                return Err(too_large(&name, meta.len() as usize, &self.limits));
+            }
+            let bytes = std::fs::read(p).map_err(|e| LoadError::Io {
+                path: name.clone(),
+                message: e.to_string(),
+            })?;
+            let format = Format::from_path(p);
+            let text = match format {
+                // `.properties` files are ISO-8859-1 for Spring: every byte is one character.
+                Format::Properties => match String::from_utf8(bytes) {
+                    Ok(s) => s,
+                    Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+                },
+                Format::Yaml => String::from_utf8(bytes).map_err(|e| LoadError::Io {
+                    path: name.clone(),
+                    message: format!("not UTF-8: {e}"),
+                })?,
+            };
+            sources.push(SourceText { name, format, text });
+        }
+        self.load_sources(&sources)
+    }
+
+    /// Loads one text.
+    pub fn load_str(&self, name: &str, format: Format, text: &str) -> Result<Loaded, LoadError> {
+        self.load_sources(&[SourceText {
+            name: name.to_string(),
+            format,
+            text: text.to_string(),
+        }])
+    }
+
+    /// Loads several texts, later ones overriding earlier ones.
+    pub fn load_sources(&self, sources: &[SourceText]) -> Result<Loaded, LoadError> {
+        let mut warnings = Vec::new();
+        let mut docs = Vec::new();
+        for s in sources {
+            if s.text.len() > self.limits.max_file_bytes {
+                return Err(too_large(&s.name, s.text.len(), &self.limits));
+            }
+            let file: Arc<str> = Arc::from(s.name.as_str());
+            let parsed = match s.format {
+                Format::Yaml => crate::yaml::parse(&file, &s.text, &self.limits, &mut warnings)?,
+                Format::Properties => crate::properties::parse(&file, &s.text, &self.limits)?,
+            };
+            docs.extend(parsed);
+        }
+        let process_env;
+        let env = match &self.env {
+            Some(e) => e,
+            None => {
+                process_env = std::env::vars().collect::<HashMap<_, _>>();
+                &process_env
+            }
+        };
+        let profiles = ActiveProfiles::choose(
+            &self.profiles,
+            env.get("SPRING_PROFILES_ACTIVE").map(String::as_str),
+            &docs,
+        );
+        let active: Vec<Document> = docs
+            .into_iter()
+            .filter(|d| document_active(d, &profiles, &mut warnings))
+            .collect();
+        let refs: Vec<&Document> = active.iter().collect();
+        let resolver = Resolver {
+            env,
+            docs: &refs,
+            limits: &self.limits,
+            work: Default::default(),
+        };
+        let section = bind::bind(&refs, &resolver, &mut warnings);
+        let config = resolve::resolve_all(&section, profiles.names);
+        Ok(Loaded {
+            config,
+            warnings,
+            documents: active,
+        })
+    }
+}
+
+fn too_large(name: &str, size: usize, limits: &Limits) -> LoadError {
+    LoadError::Budget {
+        origin: crate::Origin::new(Arc::from(name), 1, 1),
+        message: format!(
+            "file is {size} bytes, more than the limit of {} bytes",
+            limits.max_file_bytes
+        ),
+    }
+}
