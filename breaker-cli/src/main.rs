@@ -1,1 +1,80 @@
-fn main() {}
+//! `breaker`: checks and explains Spring Boot circuit-breaker configuration files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod text;
+
+/// Circuit breakers that behave like Resilience4j: configuration tools.
+#[derive(Parser, Debug)]
+#[command(name = "breaker", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Load Spring Boot files and print every circuit breaker's effective configuration,
+    /// where each value came from, the config of names not listed, and the warnings.
+    /// Exits 1 if Spring Boot would refuse the files.
+    Check {
+        /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
+        /// then spring.profiles.active in the files, then `default`.
+        #[arg(long = "profile", value_name = "P")]
+        profiles: Vec<String>,
+        /// Print JSON ({"instances", "errors", "defaultConfig", "warnings", ...}).
+        #[arg(long)]
+        json: bool,
+        /// application.yml / .yaml / .properties files; later files override earlier ones.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check {
+            profiles,
+            json,
+            files,
+        } => check(profiles, json, &files),
+    }
+}
+
+fn check(profiles: Vec<String>, json: bool, files: &[PathBuf]) -> ExitCode {
+    let loaded = match breaker_config::Loader::new()
+        .profiles(profiles)
+        .load_files(files)
+    {
+        Ok(l) => l,
+        Err(e) => {
+            if json {
+                println!("{}", serde_json::json!({ "loadError": e.to_string() }));
+            }
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let errors = loaded.errors();
+    if json {
+        let report = breaker_config::json::report(&loaded);
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("error: {e}"),
+        }
+    } else {
+        print!("{}", text::render(&loaded));
+    }
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

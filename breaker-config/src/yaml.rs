@@ -152,7 +152,13 @@ pub(crate) fn parse(
                 .location()
                 .map(|l| Origin::new(file.clone(), l.line(), l.column()))
                 .unwrap_or_else(|| Origin::new(file.clone(), 1, 1));
-            let message = e.without_snippet().to_string();
+            let mut message = e.without_snippet().to_string();
+            if let Some(l) = e.location() {
+                let suffix = format!(" at line {}, column {}", l.line(), l.column());
+                if let Some(stripped) = message.strip_suffix(&suffix) {
+                    message = stripped.to_string();
+                }
+            }
             if message.contains("budget") {
                 LoadError::Budget { origin, message }
             } else {

@@ -41,6 +41,11 @@ fn compare(path: &str, expected: &Value, actual: &Value, diffs: &mut Vec<String>
     }
 }
 
+/// Removes the fixture directory from messages, so they name the file as the fixture does.
+fn strip(message: &str, dir: &Path) -> String {
+    message.replace(&format!("{}/", dir.display()), "")
+}
+
 fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(expected_file).expect("readable expected.json");
     let expected: Value = serde_json::from_str(&text).expect("valid expected.json");
@@ -71,13 +76,33 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
     let loaded = match Loader::new().profiles(profiles).env(env).load_files(&files) {
         Ok(l) => l,
         Err(e) => {
-            return match expected.get("loadError").and_then(Value::as_str) {
-                Some(want) if e.to_string() == want => vec![],
-                _ => vec![format!("{name}: load failed: {e}")],
+            let got = strip(&e.to_string(), dir);
+            if let Some(want) = expected.get("loadError").and_then(Value::as_str) {
+                return if got == want {
+                    vec![]
+                } else {
+                    vec![format!("{name}: load error: expected {want}, got {got}")]
+                };
             }
+            if let Some(parts) = expected.get("loadErrorContains").and_then(Value::as_array) {
+                let missing: Vec<&str> = parts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|p| !got.contains(p))
+                    .collect();
+                return if missing.is_empty() {
+                    vec![]
+                } else {
+                    vec![format!("{name}: load error {got} lacks {missing:?}")]
+                };
+            }
+            return vec![format!("{name}: load failed: {got}")];
         }
     };
-    if let Some(want) = expected.get("loadError") {
+    if let Some(want) = expected
+        .get("loadError")
+        .or_else(|| expected.get("loadErrorContains"))
+    {
         return vec![format!("{name}: expected load error {want}, but it loaded")];
     }
     let report = json::report(&loaded);
@@ -114,7 +139,11 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
         );
     }
     if let Some(w) = expected.get("warnings").and_then(Value::as_array) {
-        let got: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+        let got: Vec<String> = loaded
+            .warnings
+            .iter()
+            .map(|w| strip(&w.to_string(), dir))
+            .collect();
         let want: Vec<String> = w
             .iter()
             .filter_map(|x| x.as_str().map(String::from))
@@ -126,7 +155,11 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
         }
     }
     if let Some(w) = expected.get("errorDetails").and_then(Value::as_array) {
-        let got: Vec<String> = loaded.errors().iter().map(|e| e.to_string()).collect();
+        let got: Vec<String> = loaded
+            .errors()
+            .iter()
+            .map(|e| strip(&e.to_string(), dir))
+            .collect();
         let want: Vec<String> = w
             .iter()
             .filter_map(|x| x.as_str().map(String::from))
@@ -157,7 +190,7 @@ fn every_fixture_resolves_to_its_expected_values() {
             }
         }
     }
-    assert!(cases >= 19, "only {cases} fixture cases found");
+    assert!(cases >= 19 + 25, "only {cases} fixture cases found");
     assert!(
         diffs.is_empty(),
         "{} differences:\n{}",

@@ -1,0 +1,131 @@
+//! End-to-end tests of `breaker check` (runs the built binary).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../breaker-config/tests/fixtures")
+        .join(name)
+}
+
+fn breaker(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_breaker"))
+        .args(args)
+        .env_remove("SPRING_PROFILES_ACTIVE")
+        .output()
+        .expect("runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+#[test]
+fn json_matches_the_expected_shape_of_a_shared_fixture() {
+    let f = fixture("shared/02_r4j_boot3_testsuite_backends_alias.yml");
+    let out = breaker(&["check", "--json", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    // Values from 02.expected.json.
+    let c = &v["instances"]["backendC"];
+    assert_eq!(c["waitDurationInOpenState"], 1000);
+    assert_eq!(c["slidingWindowSize"], 10);
+    assert_eq!(c["failureRateThreshold"], 50.0);
+    assert_eq!(c["recordExceptions"], serde_json::Value::Null);
+    let b = &v["instances"]["backendSharedB"];
+    assert_eq!(b["slidingWindowType"], "TIME_BASED");
+    assert_eq!(b["failureRateThreshold"], 60.0);
+    assert_eq!(v["defaultConfig"]["waitDurationInOpenState"], 10000);
+    assert_eq!(v["errors"], serde_json::json!({}));
+    // backendC is exponential (multiplier 2, max 1111ms) per the file.
+    assert_eq!(c["waitIntervalFunctionInOpenState"]["multiplier"], 2.0);
+    assert_eq!(
+        c["waitIntervalFunctionInOpenState"]["maxWaitDuration"],
+        1111
+    );
+    assert_eq!(
+        v["sources"]["backendSharedB"]["failureRateThreshold"]["from"],
+        "configs.default"
+    );
+    assert_eq!(
+        v["sources"]["backendSharedB"]["slidingWindowType"]["from"],
+        "instance"
+    );
+}
+
+#[test]
+fn text_output_explains_sources_default_and_warnings() {
+    let f = fixture("shared/04_ringbuffer_empty_ignore_odd_indent.yml");
+    let out = breaker(&["check", f.to_str().unwrap()]);
+    assert!(out.status.success());
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("Circuit breaker 'payment'"), "{s}");
+    assert!(s.contains("Any other name (default config)"), "{s}");
+    assert!(s.contains("waitDurationInOpenState"), "{s}");
+    assert!(s.contains("10000 ms  [instance "), "{s}");
+    assert!(s.contains("04_ringbuffer_empty_ignore_odd_indent.yml:11:7: resilience4j.circuitbreaker.instances.scheduleDelivery.ringBufferSizeInClosedState"), "{s}");
+}
+
+#[test]
+fn invalid_file_exits_1_with_position_key_value_and_message() {
+    let f = fixture("own/e01_failure_rate_out_of_range.yml");
+    let out = breaker(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("e01_failure_rate_out_of_range.yml:5:31: resilience4j.circuitbreaker.instances.a.failureRateThreshold = '150': failureRateThreshold must be between 1 and 100."),
+        "{err}"
+    );
+}
+
+#[test]
+fn syntax_error_exits_1() {
+    let f = fixture("own/e10_yaml_syntax.yml");
+    let out = breaker(&["check", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    assert!(
+        v["loadError"].as_str().unwrap().ends_with(
+            "e10_yaml_syntax.yml:4:25: syntax error: illegal placement of ':' indicator"
+        ),
+        "{v}"
+    );
+}
+
+#[test]
+fn profiles_and_layering() {
+    let base = fixture("own/f15_profiles_multidoc.yml");
+    let out = breaker(&[
+        "check",
+        "--json",
+        "--profile",
+        "prod",
+        base.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(json(&out)["instances"]["a"]["slidingWindowSize"], 50);
+    let over = fixture("own/f17_layer_override.properties");
+    let out = breaker(&[
+        "check",
+        "--json",
+        base.to_str().unwrap(),
+        over.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(json(&out)["instances"]["a"]["slidingWindowSize"], 7);
+}
+
+#[test]
+fn missing_file_and_usage() {
+    let out = breaker(&["check", "/nonexistent/application.yml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("/nonexistent/application.yml: cannot read file"));
+    let out = breaker(&["check"]);
+    assert_eq!(out.status.code(), Some(2));
+}
