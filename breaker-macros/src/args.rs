@@ -189,12 +189,22 @@ fn parse_fallback(value: Expr) -> syn::Result<Fallback> {
         ));
     }
     let path: Path = lit.parse().map_err(|_| {
+        // `"cached()"`, `"self.cached"`, `"Foo::cached(x)"`: suggest the path part.
+        let guess: String = text
+            .trim()
+            .trim_start_matches("self.")
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        let example = match syn::parse_str::<Path>(&guess) {
+            Ok(_) if !guess.is_empty() => format!("`fallback = \"{guess}\"`"),
+            _ => "`fallback = \"cached_rate\"` or `fallback = \"Self::cached_rate\"`".to_string(),
+        };
         syn::Error::new(
             lit.span(),
             format!(
-                "`fallback = \"{text}\"` is not a fn name or path: write the name of an async fn \
-                 or method in the same scope, e.g. `fallback = \"cached_rate\"` or \
-                 `fallback = \"Self::cached_rate\"`"
+                "`fallback = \"{text}\"` is not a fn name or path: write just the name of an \
+                 async fn or method in the same scope, e.g. {example}"
             ),
         )
     })?;
@@ -320,6 +330,8 @@ mod tests {
     #[test]
     fn fallback_not_a_path() {
         assert!(err(quote!(name = "a", fallback = "not a path")).contains("is not a fn name"));
+        assert!(err(quote!(name = "a", fallback = "cached()")).contains("`fallback = \"cached\"`"));
+        assert!(err(quote!(name = "a", fallback = "self.fb(x)")).contains("`fallback = \"fb\"`"));
         assert!(err(quote!(name = "a", fallback = "")).contains("must not be empty"));
     }
 

@@ -65,13 +65,23 @@ pub fn plan(fb: &Fallback, protected: &Protected, args: &[Arg], err: &Ident) -> 
     save.extend(quote! { let #saved_args = ( #(#copies)* ); });
 
     let idents: Vec<&Ident> = args.iter().map(|a| &a.ident).collect();
+    // The arguments of the fallback call resolve as before but are *located* on the
+    // `fallback = "..."` string, so "wrong arguments" errors (and rustc's suggestions) point
+    // at the fallback, not at the protected fn's parameters.
+    let located = |ident: &Ident| {
+        let mut ident = ident.clone();
+        ident.set_span(ident.span().located_at(span));
+        ident
+    };
+    let passed: Vec<Ident> = idents.iter().map(|i| located(i)).collect();
+    let err = located(err);
     let invoke = match (&method, &receiver_expr) {
         (Some((name, _)), Some(recv)) => {
-            quote_spanned! {span=> #recv.#name( #(#idents,)* #err ) }
+            quote_spanned! {span=> #recv.#name( #(#passed,)* #err ) }
         }
         _ => {
             let path = &fb.path;
-            quote_spanned! {span=> #path( #(#idents,)* #err ) }
+            quote_spanned! {span=> #path( #(#passed,)* #err ) }
         }
     };
     let output = if mentions_impl_trait(&protected.output) {

@@ -1,0 +1,272 @@
+//! Run-time behaviour of `#[circuit_breaker]`: opening, fallback, cancellation, panics,
+//! concurrency and live config replacement, through annotated fns and methods.
+//!
+//! Each test has its own registry (`registry = ...`) so the tests can run in parallel; one
+//! test goes through the process-global registry.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use breaker::{
+    circuit_breaker, CallError, CallNotPermitted, CircuitBreakerConfig, Registry, State,
+};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SvcError {
+    Down,
+    Rejected,
+}
+
+impl From<CallNotPermitted> for SvcError {
+    fn from(_: CallNotPermitted) -> Self {
+        SvcError::Rejected
+    }
+}
+
+/// A count window of `size` calls that opens at a 50% failure rate once `size` calls are in.
+fn config(size: i64) -> CircuitBreakerConfig {
+    CircuitBreakerConfig::builder()
+        .sliding_window_size(size)
+        .minimum_number_of_calls(size)
+        .failure_rate_threshold(50.0)
+        .wait_duration_in_open_state(Duration::from_secs(3600))
+        .permitted_number_of_calls_in_half_open_state(1)
+        .build()
+        .expect("valid config")
+}
+
+// --- opens, then the fallback runs and the body is not reached -----------------------------
+
+static OPENING: LazyLock<Registry> = LazyLock::new(|| Registry::with_default_config(config(4)));
+static OPENING_BODY: AtomicUsize = AtomicUsize::new(0);
+static OPENING_FALLBACK_REJECTED: AtomicUsize = AtomicUsize::new(0);
+
+#[circuit_breaker(name = "opening", fallback = "opening_fallback", registry = OPENING)]
+async fn opening(fail: bool) -> Result<&'static str, SvcError> {
+    OPENING_BODY.fetch_add(1, Ordering::SeqCst);
+    if fail {
+        return Err(SvcError::Down);
+    }
+    Ok("live")
+}
+
+async fn opening_fallback(
+    _fail: bool,
+    error: CallError<SvcError>,
+) -> Result<&'static str, SvcError> {
+    match error {
+        CallError::NotPermitted(rejected) => {
+            assert_eq!(rejected.circuit_breaker_name(), "opening");
+            OPENING_FALLBACK_REJECTED.fetch_add(1, Ordering::SeqCst);
+            Ok("cached")
+        }
+        CallError::Inner(e) => {
+            assert_eq!(e, SvcError::Down);
+            Ok("fallback-after-error")
+        }
+    }
+}
+
+#[tokio::test]
+async fn opens_after_configured_failures_then_fallback_runs_without_reaching_body() {
+    assert_eq!(opening(false).await, Ok("live"));
+    for _ in 0..3 {
+        assert_eq!(opening(true).await, Ok("fallback-after-error"));
+    }
+    let breaker = OPENING.circuit_breaker("opening");
+    assert_eq!(breaker.state(), State::Open, "3 of 4 calls failed");
+    assert_eq!(OPENING_BODY.load(Ordering::SeqCst), 4);
+
+    for _ in 0..10 {
+        assert_eq!(opening(false).await, Ok("cached"));
+    }
+    assert_eq!(
+        OPENING_BODY.load(Ordering::SeqCst),
+        4,
+        "no call reached the body"
+    );
+    assert_eq!(OPENING_FALLBACK_REJECTED.load(Ordering::SeqCst), 10);
+    assert_eq!(breaker.metrics().number_of_not_permitted_calls, 10);
+}
+
+// --- a cancelled call hands its HALF_OPEN permit back --------------------------------------
+
+static CANCEL: LazyLock<Registry> = LazyLock::new(|| Registry::with_default_config(config(4)));
+
+#[circuit_breaker(name = "cancel", registry = CANCEL)]
+async fn slow(delay: Duration) -> Result<u32, SvcError> {
+    tokio::time::sleep(delay).await;
+    Ok(1)
+}
+
+#[tokio::test]
+async fn cancelled_call_releases_its_half_open_permit() {
+    let breaker = CANCEL.circuit_breaker("cancel");
+    breaker.transition_to_open_state().unwrap();
+    breaker.transition_to_half_open_state().unwrap();
+    assert_eq!(breaker.state(), State::HalfOpen);
+
+    // Timed out: the only trial permit must come back.
+    let timed_out =
+        tokio::time::timeout(Duration::from_millis(20), slow(Duration::from_secs(60))).await;
+    assert!(timed_out.is_err());
+    // Lost a select!: same.
+    tokio::select! {
+        _ = slow(Duration::from_secs(60)) => panic!("the slow call cannot win"),
+        _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+    }
+    assert_eq!(breaker.state(), State::HalfOpen);
+    assert_eq!(
+        breaker.metrics().number_of_buffered_calls,
+        0,
+        "cancellations record nothing"
+    );
+
+    // The permit is available again: the trial call runs and closes the breaker.
+    assert_eq!(slow(Duration::from_millis(1)).await, Ok(1));
+    assert_eq!(breaker.state(), State::Closed);
+}
+
+// --- a panic is recorded as a failure and propagates ---------------------------------------
+
+static PANIC: LazyLock<Registry> = LazyLock::new(|| Registry::with_default_config(config(10)));
+
+#[circuit_breaker(name = "panics", registry = PANIC)]
+async fn explode(message: String) -> Result<(), SvcError> {
+    tokio::task::yield_now().await;
+    panic!("{message}");
+}
+
+#[tokio::test]
+async fn panic_in_body_records_failure_and_propagates() {
+    let joined = tokio::spawn(explode("boom".to_string())).await;
+    let error = joined.expect_err("the panic propagates out of the protected fn");
+    assert!(error.is_panic());
+    let payload = error.into_panic();
+    assert_eq!(
+        payload.downcast_ref::<String>().map(String::as_str),
+        Some("boom")
+    );
+
+    let metrics = PANIC.circuit_breaker("panics").metrics();
+    assert_eq!(metrics.number_of_failed_calls, 1);
+    assert_eq!(metrics.number_of_buffered_calls, 1);
+}
+
+// --- 1000 concurrent calls through one annotated method count exactly ----------------------
+
+static CONCURRENT: LazyLock<Registry> =
+    LazyLock::new(|| Registry::with_default_config(config(2000)));
+
+pub struct Ledger {
+    calls: AtomicUsize,
+}
+
+impl Ledger {
+    #[circuit_breaker(name = "concurrent", registry = CONCURRENT)]
+    async fn post(self: Arc<Self>, n: usize) -> Result<usize, SvcError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        tokio::task::yield_now().await;
+        if n % 2 == 0 {
+            Ok(n)
+        } else {
+            Err(SvcError::Down)
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn thousand_concurrent_calls_count_exactly() {
+    let ledger = Arc::new(Ledger {
+        calls: AtomicUsize::new(0),
+    });
+    let tasks: Vec<_> = (0..1000)
+        .map(|n| tokio::spawn(Arc::clone(&ledger).post(n)))
+        .collect();
+    let mut ok = 0;
+    for task in tasks {
+        if task.await.unwrap().is_ok() {
+            ok += 1;
+        }
+    }
+    assert_eq!(ok, 500);
+    assert_eq!(ledger.calls.load(Ordering::Relaxed), 1000);
+    let metrics = CONCURRENT.circuit_breaker("concurrent").metrics();
+    assert_eq!(metrics.number_of_buffered_calls, 1000);
+    assert_eq!(metrics.number_of_successful_calls, 500);
+    assert_eq!(metrics.number_of_failed_calls, 500);
+    assert_eq!(metrics.number_of_not_permitted_calls, 0);
+    assert_eq!(
+        metrics.state,
+        State::Closed,
+        "below the minimum number of calls"
+    );
+}
+
+// --- a config replacement reaches an already-running annotated fn --------------------------
+
+static RELOAD: LazyLock<Registry> = LazyLock::new(|| Registry::with_default_config(config(100)));
+
+#[circuit_breaker(name = "reload", registry = RELOAD)]
+async fn flaky(fail: bool) -> Result<(), SvcError> {
+    if fail {
+        Err(SvcError::Down)
+    } else {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn config_reload_changes_behaviour_of_running_fn() {
+    for _ in 0..10 {
+        assert_eq!(flaky(true).await, Err(SvcError::Down));
+    }
+    let breaker = RELOAD.circuit_breaker("reload");
+    assert_eq!(
+        breaker.state(),
+        State::Closed,
+        "100 calls are needed before rating"
+    );
+
+    assert!(RELOAD.replace_config("reload", config(2)));
+    assert_eq!(flaky(true).await, Err(SvcError::Down));
+    assert_eq!(flaky(true).await, Err(SvcError::Down));
+    assert_eq!(
+        breaker.state(),
+        State::Open,
+        "the new 2-call window tripped"
+    );
+    assert_eq!(
+        flaky(false).await,
+        Err(SvcError::Rejected),
+        "From<CallNotPermitted>"
+    );
+}
+
+// --- the process-global registry -----------------------------------------------------------
+
+static GLOBAL_BODY: AtomicUsize = AtomicUsize::new(0);
+
+#[circuit_breaker(name = "macros-runtime-global")]
+async fn through_global(fail: bool) -> Result<(), SvcError> {
+    GLOBAL_BODY.fetch_add(1, Ordering::SeqCst);
+    if fail {
+        Err(SvcError::Down)
+    } else {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn global_registry_set_by_init_is_used() {
+    // This is the only test in this binary that touches the global registry.
+    breaker::init(Registry::with_default_config(config(2))).expect("first init");
+    assert!(breaker::init(Registry::new()).is_err());
+    assert_eq!(through_global(true).await, Err(SvcError::Down));
+    assert_eq!(through_global(true).await, Err(SvcError::Down));
+    assert_eq!(through_global(false).await, Err(SvcError::Rejected));
+    assert_eq!(GLOBAL_BODY.load(Ordering::SeqCst), 2);
+    let breaker = breaker::global().circuit_breaker("macros-runtime-global");
+    assert_eq!(breaker.state(), State::Open);
+}

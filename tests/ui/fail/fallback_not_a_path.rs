@@ -1,0 +1,10 @@
+use breaker::circuit_breaker;
+
+pub struct PayError;
+
+#[circuit_breaker(name = "payment", fallback = "cached()")]
+async fn charge(amount: u64) -> Result<u64, PayError> {
+    Ok(amount)
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use breaker::circuit_breaker;
+
+#[circuit_breaker(name = "payment")]
+async fn notify(amount: u64) {
+    let _ = amount;
+}
+
+fn main() {}

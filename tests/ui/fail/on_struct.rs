@@ -1,0 +1,8 @@
+use breaker::circuit_breaker;
+
+#[circuit_breaker(name = "payment")]
+pub struct Payments {
+    pub url: String,
+}
+
+fn main() {}
