@@ -1,0 +1,232 @@
+//! A protected call allocates nothing on the heap: in CLOSED, OPEN (rejected) and HALF_OPEN,
+//! through the sync permit API and through async `call` around a ready future, with no
+//! subscriber attached.
+//!
+//! A counting global allocator (this test binary's own: `#[global_allocator]` is per binary)
+//! counts the allocations each thread makes; each check runs its calls after a warm-up and
+//! asserts that the count did not move. Counting per thread keeps the other tests of this
+//! binary, which run in parallel, out of the figure.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, State};
+
+/// Counts the calls to `alloc`, `alloc_zeroed` and `realloc` made by the current thread, and
+/// passes every call on to the system allocator unchanged.
+struct Counting;
+
+thread_local! {
+    // `const` initialisation with a type that needs no destructor: reading or bumping the
+    // counter never allocates and never registers a thread-local destructor, so the
+    // allocator does not re-enter itself.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+#[inline]
+fn count_one() {
+    // `try_with` instead of `with`: during thread teardown the slot may be gone; an
+    // allocation then is simply not counted (no test thread is being torn down while it
+    // measures).
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which implements
+// `GlobalAlloc`'s contract; the only extra work is bumping a thread-local `Cell<u64>`, which
+// neither allocates nor unwinds. So the layout, pointer and size requirements that the
+// caller guarantees to us are exactly the ones `System` receives, and what `System` returns
+// is returned as is.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: same `layout` the caller passed under `alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: same `layout` the caller passed under `alloc_zeroed`'s contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_one();
+        // SAFETY: `ptr` was returned by this allocator, i.e. by `System`, with `layout`;
+        // `new_size` is as the caller guaranteed.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was returned by `System` (through us) with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// How many heap allocations this thread made while running `f`.
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+/// Polls `fut` once with a no-op waker; the futures here are ready at once.
+fn poll_once<F: Future>(fut: F) -> F::Output {
+    let fut = pin!(fut);
+    match fut.poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => v,
+        Poll::Pending => panic!("future not ready on first poll"),
+    }
+}
+
+const CALLS: u64 = 1_000;
+
+/// A count window of 100; in HALF_OPEN the verdict waits for `half_open_permits` calls
+/// (the effective minimum is `min(minimum_number_of_calls, permits)`).
+fn config(half_open_permits: i64) -> CircuitBreakerConfig {
+    CircuitBreakerConfig::builder()
+        .sliding_window_size(100)
+        .minimum_number_of_calls(half_open_permits.max(100))
+        .permitted_number_of_calls_in_half_open_state(half_open_permits)
+        .wait_duration_in_open_state(Duration::from_secs(3600))
+        .build()
+        .expect("valid config")
+}
+
+/// Every `step`-th call fails: exercises both outcomes.
+fn sync_calls(cb: &CircuitBreaker, n: u64, step: u64) {
+    for i in 0..n {
+        let permit = cb.try_acquire_permission().expect("permitted");
+        if i % step == step - 1 {
+            permit.on_error();
+        } else {
+            permit.on_success();
+        }
+    }
+}
+
+fn async_calls(cb: &CircuitBreaker, n: u64, step: u64) {
+    for i in 0..n {
+        let fut = std::future::ready(if i % step == step - 1 {
+            Err::<u64, u32>(7)
+        } else {
+            Ok(i)
+        });
+        match poll_once(cb.call(fut)) {
+            Ok(_) | Err(CallError::Inner(_)) => {}
+            Err(CallError::NotPermitted(e)) => panic!("rejected: {e}"),
+        }
+    }
+}
+
+#[test]
+fn closed_sync_permit_allocates_nothing() {
+    let cb = CircuitBreaker::new("closed-sync", config(10));
+    sync_calls(&cb, 200, 5); // warm-up: fills the window, starts any clock machinery
+    let n = allocations_during(|| sync_calls(&cb, CALLS, 5));
+    assert_eq!(cb.state(), State::Closed);
+    assert_eq!(n, 0, "{n} allocations in {CALLS} CLOSED calls");
+}
+
+#[test]
+fn closed_call_sync_allocates_nothing() {
+    let cb = CircuitBreaker::new("closed-call-sync", config(10));
+    let run = |cb: &CircuitBreaker| {
+        for i in 0..CALLS {
+            let _ = cb.call_sync(|| if i % 5 == 4 { Err(i) } else { Ok(i) });
+        }
+    };
+    run(&cb);
+    let n = allocations_during(|| run(&cb));
+    assert_eq!(cb.state(), State::Closed);
+    assert_eq!(n, 0, "{n} allocations in {CALLS} CLOSED call_sync calls");
+}
+
+#[test]
+fn closed_async_call_allocates_nothing() {
+    let cb = CircuitBreaker::new("closed-async", config(10));
+    async_calls(&cb, 200, 5);
+    let n = allocations_during(|| async_calls(&cb, CALLS, 5));
+    assert_eq!(cb.state(), State::Closed);
+    assert_eq!(n, 0, "{n} allocations in {CALLS} CLOSED async calls");
+}
+
+#[test]
+fn open_rejection_allocates_nothing() {
+    let cb = CircuitBreaker::new("open", config(10));
+    cb.transition_to_open_state().expect("CLOSED -> OPEN");
+    let reject = |cb: &CircuitBreaker| {
+        for _ in 0..CALLS {
+            let rejected = cb.try_acquire_permission().expect_err("OPEN rejects");
+            assert_eq!(rejected.state(), State::Open);
+            let r = poll_once(cb.call(std::future::ready(Ok::<u64, u32>(1))));
+            assert!(matches!(r, Err(CallError::NotPermitted(_))));
+            let r = cb.call_sync(|| Ok::<u64, u32>(1));
+            assert!(matches!(r, Err(CallError::NotPermitted(_))));
+        }
+    };
+    reject(&cb);
+    let n = allocations_during(|| reject(&cb));
+    assert_eq!(cb.state(), State::Open);
+    assert_eq!(n, 0, "{n} allocations in {} OPEN rejections", 3 * CALLS);
+    assert_eq!(cb.metrics().number_of_not_permitted_calls, 6 * CALLS);
+}
+
+#[test]
+fn half_open_calls_allocate_nothing() {
+    // Enough trial permits that no transition happens while measuring: the verdict stays
+    // "below the minimum number of calls" until all of them are recorded.
+    let permits = 4 * CALLS as i64 + 100;
+    let cb = CircuitBreaker::new("half-open", config(permits));
+    cb.transition_to_open_state().expect("CLOSED -> OPEN");
+    cb.transition_to_half_open_state()
+        .expect("OPEN -> HALF_OPEN");
+    sync_calls(&cb, 50, 5);
+    async_calls(&cb, 50, 5);
+    let n = allocations_during(|| {
+        sync_calls(&cb, CALLS, 5);
+        async_calls(&cb, CALLS, 5);
+        // A permit dropped unused hands its trial permission back.
+        for _ in 0..CALLS {
+            drop(cb.try_acquire_permission().expect("permitted"));
+        }
+    });
+    assert_eq!(cb.state(), State::HalfOpen);
+    assert_eq!(n, 0, "{n} allocations in {} HALF_OPEN calls", 3 * CALLS);
+}
+
+#[test]
+fn half_open_rejection_allocates_nothing() {
+    let cb = CircuitBreaker::new("half-open-full", config(2));
+    cb.transition_to_open_state().expect("CLOSED -> OPEN");
+    cb.transition_to_half_open_state()
+        .expect("OPEN -> HALF_OPEN");
+    let a = cb.try_acquire_permission().expect("first trial call");
+    let b = cb.try_acquire_permission().expect("second trial call");
+    let reject = |cb: &CircuitBreaker| {
+        for _ in 0..CALLS {
+            let rejected = cb.try_acquire_permission().expect_err("no permit left");
+            assert_eq!(rejected.state(), State::HalfOpen);
+        }
+    };
+    reject(&cb);
+    let n = allocations_during(|| reject(&cb));
+    assert_eq!(n, 0, "{n} allocations in {CALLS} HALF_OPEN rejections");
+    drop((a, b));
+}
+
+/// The counter works: an allocation is seen (so a zero above is not a broken counter).
+#[test]
+fn the_counter_sees_allocations() {
+    let n = allocations_during(|| {
+        let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(16));
+        drop(v);
+    });
+    assert_eq!(n, 1);
+}
