@@ -1,5 +1,4 @@
-//! `breaker`: circuit breakers for async Rust that behave like Resilience4j's and read its
-//! Spring Boot configuration unchanged.
+#![doc = include_str!("../README.md")]
 
 pub use breaker_core::*;
 
