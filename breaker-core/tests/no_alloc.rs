@@ -11,7 +11,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::sync::{Arc, LazyLock};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, State};
@@ -71,15 +72,26 @@ static GLOBAL: Counting = Counting;
 
 /// How many heap allocations this thread made while running `f`.
 fn allocations_during(f: impl FnOnce()) -> u64 {
+    LazyLock::force(&WAKER);
     let before = ALLOCATIONS.with(Cell::get);
     f();
     ALLOCATIONS.with(Cell::get) - before
 }
 
+/// A waker that does nothing (`Waker::noop` is newer than the MSRV). Built once, before
+/// any measurement, so its `Arc` is not counted.
+struct Noop;
+
+impl Wake for Noop {
+    fn wake(self: Arc<Self>) {}
+}
+
+static WAKER: LazyLock<Waker> = LazyLock::new(|| Waker::from(Arc::new(Noop)));
+
 /// Polls `fut` once with a no-op waker; the futures here are ready at once.
 fn poll_once<F: Future>(fut: F) -> F::Output {
     let fut = pin!(fut);
-    match fut.poll(&mut Context::from_waker(Waker::noop())) {
+    match fut.poll(&mut Context::from_waker(&WAKER)) {
         Poll::Ready(v) => v,
         Poll::Pending => panic!("future not ready on first poll"),
     }
