@@ -1,0 +1,359 @@
+//! The whole run: load the Spring file, start the provider(s), send the traffic with and
+//! without the breaker, edit the config halfway, print the log, the table and the summary.
+//!
+//! Shared by the example's `main.rs` and by `tests/example_payment_service.rs`, which runs it
+//! in-process with a short schedule and asserts on the returned summary.
+
+mod client;
+mod config;
+mod downstream;
+mod events;
+mod flags;
+mod stats;
+mod style;
+mod summary;
+mod table;
+mod traffic;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use breaker::CircuitBreaker;
+use clap::Parser;
+use serde_json::{json, Value};
+
+use client::{PaymentClient, BREAKER};
+use config::{short_class, LiveFile};
+use flags::{show, Flags, OutageMode};
+use stats::{Epoch, Recorder};
+use summary::ReloadInfo;
+use traffic::Protection;
+
+/// Parses `args` (clap prints `--help` and usage errors and exits), runs, and returns the
+/// summary JSON, or a message for the user.
+pub async fn run_with_args<I, T>(args: I) -> Result<Value, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let flags = Flags::parse_from(args);
+    flags.validate()?;
+    run(flags).await
+}
+
+async fn run(flags: Flags) -> Result<Value, String> {
+    // Work on a copy: the reload step edits it, the user's file stays as it is.
+    let dir =
+        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let file_name = flags
+        .config
+        .file_name()
+        .unwrap_or("application.yml".as_ref());
+    let working = dir.path().join(file_name);
+    std::fs::copy(&flags.config, &working)
+        .map_err(|e| format!("{}: {e}", flags.config.display()))?;
+
+    let catalog = client::error_catalog();
+    let (live, warnings) = LiveFile::load(&working, catalog.clone())?;
+    breaker::init(live.registry().clone()).map_err(|e| e.to_string())?;
+    let cb = breaker::global().circuit_breaker(BREAKER);
+    let events_file = match &flags.events {
+        Some(p) => Some(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
+        None => None,
+    };
+
+    let epoch = Epoch::now();
+    let events = events::EventLog::attach(&cb, epoch, events_file);
+    let outage = flags.outage.clone();
+    let provider = downstream::start(epoch, outage.clone(), flags.outage_mode)
+        .await
+        .map_err(|e| e.to_string())?;
+    let baseline_provider = match flags.no_baseline {
+        true => None,
+        false => Some(
+            downstream::start(epoch, outage.clone(), flags.outage_mode)
+                .await
+                .map_err(|e| e.to_string())?,
+        ),
+    };
+
+    let bad_burst = traffic::bad_burst(&outage).filter(|w| w.end <= flags.duration);
+    print_banner(
+        &flags,
+        &live,
+        &warnings,
+        &provider.url,
+        baseline_provider.as_ref().map(|d| d.url.as_str()),
+    );
+    let seconds = flags.duration.as_secs_f64().ceil() as usize;
+    let arrivals = Arc::new(traffic::schedule(
+        flags.seed,
+        flags.rate,
+        flags.duration,
+        bad_burst.clone(),
+    ));
+    let breaker_calls = Arc::new(Recorder::new(seconds));
+    let baseline_calls = baseline_provider
+        .as_ref()
+        .map(|_| Arc::new(Recorder::new(seconds)));
+
+    let live = Arc::new(Mutex::new(live));
+    let reloads = Arc::new(Mutex::new(Vec::new()));
+    let watcher = tokio::spawn(watch(live.clone(), cb.clone(), epoch, reloads.clone()));
+    let edit = flags
+        .reload_time()
+        .map(|at| tokio::spawn(edit_config(live.clone(), epoch, at, flags.reload_wait)));
+
+    let table = table::Table {
+        expected: traffic::per_second(&arrivals, seconds),
+        breaker: breaker_calls.clone(),
+        baseline: baseline_calls.clone(),
+        events: events.clone(),
+        outage: outage.clone(),
+    };
+    let with_breaker = PaymentClient::new(provider.url.clone(), flags.timeout);
+    let protected = traffic::run(
+        arrivals.clone(),
+        with_breaker,
+        Protection::Breaker,
+        epoch,
+        breaker_calls.clone(),
+    );
+    let unprotected = async {
+        if let (Some(p), Some(rec)) = (&baseline_provider, &baseline_calls) {
+            let client = PaymentClient::new(p.url.clone(), flags.timeout);
+            traffic::run(
+                arrivals.clone(),
+                client,
+                Protection::None,
+                epoch,
+                rec.clone(),
+            )
+            .await;
+        }
+    };
+    tokio::join!(protected, unprotected, table.print_live());
+
+    let edited = match edit {
+        Some(task) => task.await.map_err(|e| e.to_string())?.map(Some),
+        None => Ok(None),
+    };
+    // Give a just-written edit a moment to be picked up, then stop watching.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    watcher.abort();
+    let reload = edited.and_then(|at| {
+        let Some(edited_at) = at else { return Ok(None) };
+        let first = reloads.lock().unwrap().first().cloned();
+        first
+            .map(|r: ReloadInfo| Some(ReloadInfo { edited_at, ..r }))
+            .ok_or_else(|| "the edit was not picked up".to_string())
+    });
+    let inputs = summary::Inputs {
+        outage,
+        bad_burst,
+        timeout: flags.timeout,
+        breaker: breaker_calls,
+        baseline: baseline_calls,
+        events,
+        final_state: cb.state(),
+        reload,
+        run: json!({
+            "seed": flags.seed,
+            "rate": flags.rate,
+            "duration_s": flags.duration.as_secs_f64(),
+            "timeout_ms": flags.timeout.as_millis() as u64,
+            "outage_mode": format!("{:?}", flags.outage_mode).to_lowercase(),
+            "provider_requests": provider.received.load(std::sync::atomic::Ordering::Relaxed),
+        }),
+    };
+    Ok(summary::report(&inputs))
+}
+
+fn print_banner(
+    flags: &Flags,
+    live: &LiveFile,
+    warnings: &[String],
+    url: &str,
+    baseline_url: Option<&str>,
+) {
+    let label = |s: &str| style::bold(&format!("  {s:<9}"));
+    println!(
+        "{}\n",
+        style::bold(
+            "payment_service: a checkout asks its payment provider for FX quotes over HTTP, \
+                     through the `paymentService` circuit breaker"
+        )
+    );
+    println!(
+        "{} {} (an unchanged Spring Boot file)",
+        label("config"),
+        flags.config.display()
+    );
+    println!("{} working copy {}", label(""), live.path().display());
+    if let Some(i) = live.resolved(BREAKER) {
+        let at = i
+            .wait_duration_in_open_state
+            .origin
+            .as_ref()
+            .map(|o| format!(" ({}:{})", file_name(&o.file), o.line))
+            .unwrap_or_default();
+        let list = |l: &Option<Vec<String>>| {
+            l.as_ref().map_or("-".to_string(), |v| {
+                v.iter()
+                    .map(|n| short_class(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+        };
+        println!(
+            "{} {BREAKER}: {} window of {} calls, opens at failure rate >= {}% (after {} calls),",
+            label("breaker"),
+            i.sliding_window_type.value.name(),
+            i.sliding_window_size.value,
+            i.failure_rate_threshold.value,
+            i.minimum_number_of_calls.value,
+        );
+        println!(
+            "{} stays OPEN {}{at}, then lets {} trial calls through",
+            label(""),
+            show(i.wait_duration_in_open_state.value),
+            i.permitted_number_of_calls_in_half_open_state.value,
+        );
+        println!("{} records {}", label(""), list(&i.record_exceptions.value));
+        println!("{} ignores {}", label(""), list(&i.ignore_exceptions.value));
+    }
+    for w in warnings {
+        println!("{} {w}", style::red("  warning"));
+    }
+    match baseline_url {
+        Some(b) => println!(
+            "{} {url} (with breaker), {b} (without, same traffic)",
+            label("provider")
+        ),
+        None => println!("{} {url}", label("provider")),
+    }
+    let burst = traffic::bad_burst(&flags.outage)
+        .filter(|w| w.end <= flags.duration)
+        .map(|w| format!(", all of them {}..{}", show(w.start), show(w.end)))
+        .unwrap_or_default();
+    println!(
+        "{} Poisson, {} req/s for {}, seed {}; {:.0}% ask for an unknown currency (404){burst}",
+        label("traffic"),
+        flags.rate,
+        show(flags.duration),
+        flags.seed,
+        100.0 * traffic::BAD_REQUEST_SHARE,
+    );
+    let how = match flags.outage_mode {
+        OutageMode::Hang => format!(
+            "requests hang past the client's {} timeout",
+            show(flags.timeout)
+        ),
+        OutageMode::Error => "requests get 503 Service Unavailable".to_string(),
+    };
+    println!(
+        "{} {}..{}: {how}",
+        label("outage"),
+        show(flags.outage.start),
+        show(flags.outage.end)
+    );
+    if let Some(at) = flags.reload_time() {
+        println!(
+            "{} at {} the example edits waitDurationInOpenState to {} in its working copy",
+            label("reload"),
+            show(at),
+            show(flags.reload_wait)
+        );
+    }
+    println!();
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |f| f.to_string_lossy().into_owned())
+}
+
+/// At `at`, rewrites the breaker's `waitDurationInOpenState` in the working copy, where the
+/// file sets it. Returns when it was written.
+async fn edit_config(
+    live: Arc<Mutex<LiveFile>>,
+    epoch: Epoch,
+    at: Duration,
+    wait: Duration,
+) -> Result<Duration, String> {
+    tokio::time::sleep_until(epoch.at(at).into()).await;
+    let origin = {
+        let live = live.lock().unwrap();
+        let instance = live
+            .resolved(BREAKER)
+            .ok_or("paymentService has an invalid configuration")?;
+        instance.wait_duration_in_open_state.origin.clone()
+    };
+    let origin = origin.ok_or(
+        "the file does not set waitDurationInOpenState for paymentService; nothing to edit",
+    )?;
+    let (old, new) = config::edit_value(&origin, "waitDurationInOpenState", &show(wait))?;
+    let t = epoch.elapsed();
+    println!(
+        "{} {} {}:{}: `{old}` -> `{new}`",
+        style::cyan(&format!("t={:.2}s", t.as_secs_f64())),
+        style::bold("edit"),
+        file_name(&origin.file),
+        origin.line,
+    );
+    Ok(t)
+}
+
+/// Polls the working copy and applies every change to the live breakers, printing what changed.
+// SEAM: becomes `LiveConfig::watch()` + `on_reload` when breaker-config's live reload lands.
+async fn watch(
+    live: Arc<Mutex<LiveFile>>,
+    cb: CircuitBreaker,
+    epoch: Epoch,
+    reloads: Arc<Mutex<Vec<ReloadInfo>>>,
+) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut live = live.lock().unwrap();
+        if !live.changed_on_disk() {
+            continue;
+        }
+        let before = (cb.state(), cb.metrics().number_of_buffered_calls);
+        let result = live.reload();
+        let t = epoch.elapsed();
+        let stamp = style::cyan(&format!("t={:.2}s", t.as_secs_f64()));
+        let name = file_name(&live.path().to_string_lossy());
+        match result {
+            Err(e) => println!(
+                "{stamp} {} {name} failed, the previous config stays in force: {e}",
+                style::red("reload")
+            ),
+            Ok(changes) => {
+                let after = (cb.state(), cb.metrics().number_of_buffered_calls);
+                let what: Vec<String> = changes
+                    .iter()
+                    .map(|c| format!("{}.{} {} -> {}", c.instance, c.setting, c.old, c.new))
+                    .collect();
+                println!(
+                    "{stamp} {} {name}: {}; {BREAKER} still {} ({} calls in its window), no restart",
+                    style::bold("reload"),
+                    if what.is_empty() { "no setting changed".to_string() } else { what.join(", ") },
+                    style::state(after.0),
+                    after.1,
+                );
+                let info = ReloadInfo {
+                    edited_at: t,
+                    applied_at: t,
+                    changes,
+                    state: (before.0, after.0),
+                    window_calls: (before.1, after.1),
+                };
+                reloads.lock().unwrap().push(info);
+            }
+        }
+    }
+}

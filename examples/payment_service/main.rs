@@ -1,0 +1,25 @@
+//! `cargo run --example payment_service`: a checkout service rides out its payment provider's
+//! outage behind a circuit breaker configured by an unchanged Spring Boot `application.yml`.
+//!
+//! `cargo run --example payment_service -- --help` lists the flags. The parts, one per file:
+//! `flags` (command line), `config` (the Spring file, live), `downstream` (the provider, an
+//! axum server), `client` (reqwest + `#[circuit_breaker]` + fallback), `traffic` (Poisson
+//! arrivals), `stats` / `table` / `events` / `summary` (what is printed), `app` (the run).
+
+use std::process::ExitCode;
+
+// `#[path]` makes `app.rs` a directory-owning module here and in the test alike, so its
+// submodules are the sibling files either way.
+#[path = "app.rs"]
+mod app;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match app::run_with_args(std::env::args_os()).await {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("payment_service: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
