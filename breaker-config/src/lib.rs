@@ -40,6 +40,7 @@ mod properties;
 mod property;
 mod relaxed;
 mod resolve;
+mod to_core;
 mod validate;
 mod yaml;
 

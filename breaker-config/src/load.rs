@@ -206,7 +206,8 @@ impl Loader {
             work: Default::default(),
         };
         let section = bind::bind(&refs, &resolver, &mut warnings);
-        let config = resolve::resolve_all(&section, profiles.names);
+        let mut config = resolve::resolve_all(&section, profiles.names);
+        crate::to_core::validate_with_core(&mut config);
         Ok(Loaded {
             config,
             warnings,
