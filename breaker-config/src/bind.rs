@@ -154,6 +154,25 @@ fn collect<'a>(
         warnings.push(Warning::new(Some(p.key_origin.clone()), p.key.clone(), msg));
         return;
     };
+    if matches!(
+        id,
+        Id::RecordFailurePredicate | Id::RecordResultPredicate | Id::IgnoreExceptionPredicate
+    ) && !p.value.trim().is_empty()
+    {
+        let setter = match id {
+            Id::RecordResultPredicate => "record_result",
+            Id::IgnoreExceptionPredicate => "ignore_exception",
+            _ => "record_exception",
+        };
+        warnings.push(Warning::new(
+            Some(p.value_origin.clone()),
+            p.key.clone(),
+            format!(
+                "{camel} names the Java class {}, which cannot be loaded here; give the predicate in code (CircuitBreakerConfigBuilder::{setter})",
+                p.value.trim()
+            ),
+        ));
+    }
     let index = match (kind, n.len()) {
         (_, 5) => None,
         (Kind::ClassList, 6) if n[5].index().is_some() => n[5].index(),

@@ -20,7 +20,7 @@ pub(crate) struct Resolver<'a> {
 }
 
 /// Most placeholder expansions for one load.
-const MAX_EXPANSIONS: usize = 100_000;
+const MAX_EXPANSIONS: usize = 10_000;
 
 impl Resolver<'_> {
     /// Replaces every placeholder in `value`. The error is Spring's message, e.g.

@@ -93,3 +93,39 @@ proptest! {
         load(Format::Properties, &text.replace(": ", "="));
     }
 }
+
+#[test]
+fn huge_input_is_rejected_within_budget() {
+    let limits = Limits {
+        max_file_bytes: 1024,
+        ..Limits::default()
+    };
+    let text = format!("a: \"{}\"\n", "x".repeat(2000));
+    let err = Loader::new()
+        .env(Default::default())
+        .limits(limits)
+        .load_str("big.yml", Format::Yaml, &text)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "big.yml:1:1: rejected, too large or too deeply nested: file is 2006 bytes, more than the limit of 1024 bytes"
+    );
+}
+
+#[test]
+fn placeholder_expansion_storm_is_bounded() {
+    // Each level doubles the work: 2^30 expansions without a budget.
+    let mut yaml = String::from("l0: ''\n");
+    for i in 1..=30 {
+        yaml.push_str(&format!("l{i}: ${{l{p}}}${{l{p}}}\n", p = i - 1));
+    }
+    yaml.push_str("resilience4j.circuitbreaker.instances.a.recordExceptions: ${l30}\n");
+    let l = Loader::new()
+        .env(Default::default())
+        .load_str("storm.yml", Format::Yaml, &yaml)
+        .expect("loads");
+    assert_eq!(
+        l.config.errors["a"].message,
+        "more than 10000 placeholder expansions"
+    );
+}
