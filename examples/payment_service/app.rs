@@ -225,6 +225,18 @@ fn print_banner(
         println!("{} records {}", label(""), list(&i.record_exceptions.value));
         println!("{} ignores {}", label(""), list(&i.ignore_exceptions.value));
     }
+    let others: Vec<&str> = live
+        .instance_names()
+        .into_iter()
+        .filter(|n| *n != BREAKER)
+        .collect();
+    if !others.is_empty() {
+        println!(
+            "{} also loaded: {} (not called here); other resilience4j sections are not read",
+            label(""),
+            others.join(", ")
+        );
+    }
     for w in warnings {
         println!("{} {w}", style::red("  warning"));
     }

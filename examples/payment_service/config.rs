@@ -2,17 +2,16 @@
 //! report what changed.
 //!
 //! SEAM (issue #5): breaker-config's `LiveConfig` (load + watch + `on_reload` with per-instance
-//! changes) and its conversion of a resolved instance into a core config have not landed yet.
-//! This module does the same with the public pieces that exist (`Loader`, `ResolvedConfig`,
-//! `Registry::apply`): `LiveFile::load` / `reload` / `changed_on_disk` and `to_core` are the
-//! parts to replace with `LiveConfig::load(..)`, `.reload()`, `.watch()` and the library's
-//! conversion once they are there.
+//! changes) has not landed yet. This module does the same with the public pieces that exist
+//! (`Loader`, `ResolvedInstance::to_core_config`, `Registry::apply`): `LiveFile::load` /
+//! `reload` / `changed_on_disk` are the parts to replace with `LiveConfig::load(..)`,
+//! `.reload()` and `.watch()` once they are there.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use breaker::{CircuitBreakerConfig, ErrorCatalog, IntervalFunction, Registry};
-use breaker_config::{Loader, ResolvedConfig, ResolvedInstance, WaitInterval};
+use breaker::{CircuitBreakerConfig, ErrorCatalog, Registry};
+use breaker_config::{Loader, ResolvedConfig, ResolvedInstance};
 
 use super::flags::show;
 
@@ -42,7 +41,13 @@ impl LiveFile {
     /// Loads `path`: a registry with `configs.default` as its default config and every
     /// instance configured. Returns the loader's warnings too.
     pub fn load(path: &Path, catalog: ErrorCatalog) -> Result<(LiveFile, Vec<String>), String> {
-        let (text, resolved, warnings) = read(path)?;
+        let (text, resolved, mut warnings) = read(path)?;
+        warnings.extend(
+            resolved
+                .unclaimed_in_catalog(&catalog)
+                .iter()
+                .map(|u| u.to_string()),
+        );
         let (default, instances) = to_core_all(&resolved, &catalog)?;
         let registry = Registry::with_default_config(default);
         for (name, config) in instances {
@@ -66,6 +71,11 @@ impl LiveFile {
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The instances the file lists, and the shared configs they can inherit from.
+    pub fn instance_names(&self) -> Vec<&str> {
+        self.resolved.instances.keys().map(String::as_str).collect()
     }
 
     /// The resolved settings a breaker named `name` gets.
@@ -108,6 +118,11 @@ fn read(path: &Path) -> Result<(String, ResolvedConfig, Vec<String>), String> {
 
 type CoreConfigs = (CircuitBreakerConfig, Vec<(String, CircuitBreakerConfig)>);
 
+fn to_core(i: &ResolvedInstance, catalog: &ErrorCatalog) -> Result<CircuitBreakerConfig, String> {
+    i.to_core_config(catalog)
+        .map_err(|e| format!("circuit breaker '{}': {e}", i.name))
+}
+
 fn to_core_all(resolved: &ResolvedConfig, catalog: &ErrorCatalog) -> Result<CoreConfigs, String> {
     let default = match &resolved.default_config {
         Ok(d) => to_core(d, catalog)?,
@@ -119,68 +134,6 @@ fn to_core_all(resolved: &ResolvedConfig, catalog: &ErrorCatalog) -> Result<Core
         .map(|(name, i)| Ok((name.clone(), to_core(i, catalog)?)))
         .collect::<Result<_, String>>()?;
     Ok((default, instances))
-}
-
-/// SEAM: a resolved Spring instance as a core config (to be replaced by breaker-config's own
-/// conversion). Predicate class names (`recordFailurePredicate`, ...) cannot be honoured and
-/// are left out.
-pub fn to_core(
-    i: &ResolvedInstance,
-    catalog: &ErrorCatalog,
-) -> Result<CircuitBreakerConfig, String> {
-    let state = |s: breaker_config::State| s.name().parse::<breaker::State>().map_err(|e| e.0);
-    let window = match i.sliding_window_type.value {
-        breaker_config::SlidingWindowType::CountBased => breaker::SlidingWindowType::CountBased,
-        breaker_config::SlidingWindowType::TimeBased => breaker::SlidingWindowType::TimeBased,
-    };
-    let wait = i.wait_duration_in_open_state.value;
-    let wait_ms = wait.as_millis() as u64;
-    let interval = match i.wait_interval_in_open_state.value {
-        WaitInterval::Constant => None,
-        WaitInterval::Exponential {
-            multiplier,
-            max_wait,
-        } => Some(IntervalFunction::Exponential {
-            initial_millis: wait_ms,
-            multiplier,
-            max_millis: max_wait.map(|d| d.as_millis() as u64),
-        }),
-        WaitInterval::Randomized { factor } => Some(IntervalFunction::Randomized {
-            interval_millis: wait_ms,
-            randomization_factor: factor,
-        }),
-    };
-    let mut b = CircuitBreakerConfig::builder()
-        .failure_rate_threshold(i.failure_rate_threshold.value)
-        .slow_call_rate_threshold(i.slow_call_rate_threshold.value)
-        .slow_call_duration_threshold(i.slow_call_duration_threshold.value)
-        .max_wait_duration_in_half_open_state(i.max_wait_duration_in_half_open_state.value)
-        .permitted_number_of_calls_in_half_open_state(
-            i.permitted_number_of_calls_in_half_open_state.value.into(),
-        )
-        .sliding_window_type(window)
-        .sliding_window_size(i.sliding_window_size.value.into())
-        .minimum_number_of_calls(i.minimum_number_of_calls.value.into())
-        .automatic_transition_from_open_to_half_open_enabled(
-            i.automatic_transition_from_open_to_half_open_enabled.value,
-        )
-        .transition_to_state_after_wait_duration(state(
-            i.transition_to_state_after_wait_duration.value,
-        )?)
-        .initial_state(state(i.initial_state.value)?)
-        .error_catalog(catalog.clone());
-    b = match interval {
-        None => b.wait_duration_in_open_state(wait),
-        Some(f) => b.wait_interval_function_in_open_state(f),
-    };
-    if let Some(names) = &i.record_exceptions.value {
-        b = b.record_exceptions(names.iter().cloned());
-    }
-    if let Some(names) = &i.ignore_exceptions.value {
-        b = b.ignore_exceptions(names.iter().cloned());
-    }
-    b.build()
-        .map_err(|e| format!("circuit breaker '{}': {e}", i.name))
 }
 
 /// The settings a person reads, as the yml would write them.

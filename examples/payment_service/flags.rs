@@ -10,17 +10,22 @@ use clap::{Parser, ValueEnum};
 /// The example's own copy of the Spring file, found from any working directory.
 pub const DEFAULT_CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/application.yml");
 
-/// A checkout service calls a payment provider over HTTP through the `paymentService` circuit
-/// breaker configured by an unchanged Spring Boot application.yml. The provider goes down for
-/// a while; the same Poisson traffic also runs without a breaker, and the two are compared.
+/// A checkout service rides out its payment provider's outage behind a circuit breaker.
+///
+/// The checkout calls the provider over HTTP through the `paymentService` circuit breaker,
+/// configured by an unchanged Spring Boot application.yml. The provider goes down for a while;
+/// the same Poisson traffic also runs without a breaker, and the two are compared. Halfway,
+/// the run edits its copy of the config and the breaker picks the change up live.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "payment_service", version, about, long_about = None)]
+#[command(name = "payment_service", version)]
 #[command(
     after_help = "Durations as in application.yml: 500ms, 10s, 2m (a bare number is ms).\n\
     Example: cargo run --example payment_service -- --duration 12s --outage 3s..8s --seed 7"
 )]
 pub struct Flags {
-    /// Spring Boot config file to read (the example edits a temporary copy, never this file)
+    /// Spring Boot config file [default: examples/application.yml]
+    ///
+    /// The run edits a temporary copy of it, never the file itself.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_CONFIG, hide_default_value = true)]
     pub config: PathBuf,
 

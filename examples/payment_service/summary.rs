@@ -239,14 +239,17 @@ fn print_table(
         show(i.outage.end - i.outage.start),
         b.calls
     );
-    println!(
-        "  {:<42} {:>15} {:>17}",
-        "",
-        style::bold("with breaker"),
-        style::bold("without breaker")
-    );
+    if n.is_some() {
+        let (w, wo) = (style::bold("with breaker"), style::bold("without breaker"));
+        println!("  {:<42} {w:>15} {wo:>17}", "");
+    } else {
+        println!("  {:<42} {:>15}", "", style::bold("with breaker"));
+    }
     for (label, with, without) in rows {
-        println!("  {label:<42} {with:>15} {without:>17}");
+        match n {
+            Some(_) => println!("  {label:<42} {with:>15} {without:>17}"),
+            None => println!("  {label:<42} {with:>15}"),
+        }
     }
     if let Some(r) = reduction {
         println!(
@@ -292,19 +295,29 @@ fn print_notes(
                 .iter()
                 .map(|w| format!("{:.2}s", w.as_secs_f64()))
                 .collect();
+            let kept = if r.state.0 == r.state.1 && r.window_calls.0 == r.window_calls.1 {
+                format!(
+                    "the breaker kept its state ({}) and its {} recorded calls",
+                    r.state.1.name(),
+                    r.window_calls.1
+                )
+            } else {
+                format!(
+                    "the breaker went {} -> {}, {} -> {} recorded calls",
+                    r.state.0.name(),
+                    r.state.1.name(),
+                    r.window_calls.0,
+                    r.window_calls.1
+                )
+            };
             println!(
-                "  Reload at t={:.2}s: {}; breaker {} -> {} with {} -> {} calls in its window, \
-                 no restart. Measured OPEN periods: {}.",
+                "  Reload at t={:.2}s, no restart: {}; {kept}. OPEN periods measured: {}.",
                 r.applied_at.as_secs_f64(),
                 if changes.is_empty() {
                     "nothing changed".to_string()
                 } else {
                     changes.join(", ")
                 },
-                r.state.0.name(),
-                r.state.1.name(),
-                r.window_calls.0,
-                r.window_calls.1,
                 if waits.is_empty() {
                     "none".to_string()
                 } else {
