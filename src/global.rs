@@ -62,12 +62,36 @@ fn load_from_environment() -> Registry {
     load_file(&path)
 }
 
-/// Loads `path` into a new registry; a missing file gives a default registry.
-// TODO(breaker-config): build the registry from `path` through breaker-config's loader once
-// its loading API lands; until then every breaker uses Resilience4j's defaults.
+/// The live config behind the global registry when it was loaded from a file on first use.
+static LIVE: OnceLock<(breaker_config::LiveConfig, Option<breaker_config::Watch>)> =
+    OnceLock::new();
+
+/// The [`LiveConfig`](breaker_config::LiveConfig) the global registry was loaded from on first
+/// use (to read [`last_reload_error`](breaker_config::LiveConfig::last_reload_error) or
+/// reload by hand); `None` when [`init`] set it or no config file was found.
+pub fn global_live_config() -> Option<&'static breaker_config::LiveConfig> {
+    LIVE.get().map(|(live, _)| live)
+}
+
+/// Loads `path` into a new registry and watches it for changes (reloaded all or nothing);
+/// a missing file gives a registry with Resilience4j's defaults.
 fn load_file(path: &std::path::Path) -> Registry {
-    let _ = path;
-    Registry::new()
+    if !path.exists() {
+        return Registry::new();
+    }
+    let live = breaker_config::LiveConfig::load(
+        &[path],
+        breaker_config::Loader::new(),
+        breaker_core::ErrorCatalog::new(),
+    )
+    .unwrap_or_else(|e| panic!("breaker: cannot load {}: {e}", path.display()));
+    let watch = live
+        .watch(std::time::Duration::from_millis(200))
+        .map_err(|e| tracing::warn!("breaker: not watching {}: {e}", path.display()))
+        .ok();
+    let registry = live.registry().clone();
+    let _ = LIVE.set((live, watch));
+    registry
 }
 
 #[cfg(test)]

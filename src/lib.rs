@@ -7,4 +7,12 @@ pub mod __private;
 mod global;
 
 pub use breaker_macros::circuit_breaker;
-pub use global::{global, init, AlreadyInitialized, CONFIG_ENV, DEFAULT_CONFIG_FILE};
+pub use global::{
+    global, global_live_config, init, AlreadyInitialized, CONFIG_ENV, DEFAULT_CONFIG_FILE,
+};
+
+/// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.
+pub use breaker_config as config;
+pub use breaker_config::{
+    LiveConfig, Loader, RegistryFromFile, RegistryLoadError, ReloadEvent, ReloadReport,
+};

@@ -31,6 +31,7 @@ mod error;
 pub mod json;
 mod keys;
 mod limits;
+mod live;
 mod load;
 mod model;
 mod origin;
@@ -38,15 +39,18 @@ mod placeholders;
 mod profiles;
 mod properties;
 mod property;
+mod registry_build;
 mod relaxed;
 mod resolve;
 mod to_core;
 mod validate;
+mod watch;
 mod yaml;
 
 pub use catalog::{ExceptionList, UnclaimedName};
 pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
+pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};
 pub use load::{Format, Loaded, Loader, SourceText};
 pub use model::{
     Base, ResolvedConfig, ResolvedInstance, Setting, SlidingWindowType, State, ValueSource,
@@ -54,6 +58,10 @@ pub use model::{
 };
 pub use origin::Origin;
 pub use property::{Document, Element, Property, ValueKind};
+pub use registry_build::{
+    core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
+};
+pub use watch::Watch;
 
 /// Loads files with the process environment and default limits (see [`Loader`]).
 pub fn load_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Loaded, LoadError> {

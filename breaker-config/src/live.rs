@@ -1,0 +1,319 @@
+//! [`LiveConfig`]: a registry kept in step with its Spring files, reloaded all or nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use breaker_core::{ErrorCatalog, Registry};
+use serde_json::Value;
+
+use crate::error::Warning;
+use crate::json::instance_json;
+use crate::load::{Loaded, Loader};
+use crate::registry_build::{core_configs, registry_from_loaded, RegistryLoadError};
+use crate::watch::Watch;
+
+/// One setting of one instance that a reload changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingChange {
+    /// The instance name, or `default` for the config that names not listed get.
+    pub instance: String,
+    /// Resilience4j's camelCase setting name, e.g. `waitDurationInOpenState`.
+    pub setting: String,
+    /// The value before, as in `breaker check --json` (durations in ms).
+    pub old: String,
+    /// The value after.
+    pub new: String,
+}
+
+impl fmt::Display for SettingChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}.{}: {} -> {}",
+            self.instance, self.setting, self.old, self.new
+        )
+    }
+}
+
+/// What a successful reload changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReloadReport {
+    /// Settings whose value changed, by instance then setting name.
+    pub changes: Vec<SettingChange>,
+    /// Instances that appeared in the files (created now).
+    pub added: Vec<String>,
+    /// Instances no longer in the files; their breakers stay, following the default config.
+    pub removed: Vec<String>,
+}
+
+impl ReloadReport {
+    /// Whether the reload changed nothing.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
+impl fmt::Display for ReloadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return f.write_str("no changes");
+        }
+        let mut parts: Vec<String> = self.changes.iter().map(ToString::to_string).collect();
+        parts.extend(self.added.iter().map(|n| format!("{n}: added")));
+        parts.extend(
+            self.removed
+                .iter()
+                .map(|n| format!("{n}: removed (now follows default)")),
+        );
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// What a reload attempt produced, for [`LiveConfig::on_reload`] listeners.
+#[derive(Debug, Clone)]
+pub enum ReloadEvent {
+    /// The new files were applied to every breaker in one step.
+    Applied(ReloadReport),
+    /// The new files were rejected; the previous config keeps serving.
+    Failed(RegistryLoadError),
+}
+
+type Listener = Arc<dyn Fn(&ReloadEvent) + Send + Sync>;
+
+struct Current {
+    contents: Vec<Option<Vec<u8>>>,
+    loaded: Loaded,
+}
+
+pub(crate) struct LiveInner {
+    registry: Registry,
+    loader: Loader,
+    paths: Vec<PathBuf>,
+    catalog: ErrorCatalog,
+    current: Mutex<Current>,
+    last_error: Mutex<Option<RegistryLoadError>>,
+    listeners: Mutex<Vec<Listener>>,
+}
+
+/// A [`Registry`] built from Spring files and reloaded from them on demand
+/// ([`reload`](Self::reload)) or when they change on disk ([`watch`](Self::watch)).
+///
+/// A reload is all or nothing: if anything in the new files is invalid, no breaker changes,
+/// the previous config keeps serving, and the error is reported three ways: a
+/// [`ReloadEvent::Failed`] to listeners, an ERROR log line through `tracing`, and
+/// [`last_reload_error`](Self::last_reload_error). A successful reload replaces every
+/// instance's config in place: breakers keep their state (see breaker-core's "Replacing a
+/// config"), and handles cached at call sites see the new values at once.
+///
+/// Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct LiveConfig {
+    inner: Arc<LiveInner>,
+}
+
+fn read_all(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
+    paths.iter().map(|p| std::fs::read(p).ok()).collect()
+}
+
+impl LiveConfig {
+    /// Loads `paths` (later files override earlier ones) into a new registry whose
+    /// instances are all created.
+    ///
+    /// # Errors
+    /// [`RegistryLoadError`] when a file cannot be read or parsed, or a setting is invalid.
+    pub fn load<P: AsRef<Path>>(
+        paths: &[P],
+        loader: Loader,
+        catalog: ErrorCatalog,
+    ) -> Result<Self, RegistryLoadError> {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        let contents = read_all(&paths);
+        let loaded = loader.load_files(&paths)?;
+        let registry = registry_from_loaded(&loaded, &catalog)?;
+        for w in &loaded.warnings {
+            tracing::warn!("{w}");
+        }
+        for u in loaded.config.unclaimed_in_catalog(&catalog) {
+            tracing::warn!("{u}");
+        }
+        Ok(LiveConfig {
+            inner: Arc::new(LiveInner {
+                registry,
+                loader,
+                paths,
+                catalog,
+                current: Mutex::new(Current { contents, loaded }),
+                last_error: Mutex::new(None),
+                listeners: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// The registry. Hand it to `breaker::init` for `#[circuit_breaker]` fns.
+    pub fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// The files, in override order.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.inner.paths
+    }
+
+    /// The warnings of the config in force (unknown keys, exception names that the catalog
+    /// does not claim).
+    pub fn warnings(&self) -> Vec<String> {
+        let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
+        let mut w: Vec<String> = cur.loaded.warnings.iter().map(Warning::to_string).collect();
+        w.extend(
+            cur.loaded
+                .config
+                .unclaimed_in_catalog(&self.inner.catalog)
+                .iter()
+                .map(ToString::to_string),
+        );
+        w
+    }
+
+    /// Reads the files again and applies them, even if unchanged.
+    ///
+    /// # Errors
+    /// The [`RegistryLoadError`] of the new files; nothing changed then.
+    pub fn reload(&self) -> Result<ReloadReport, RegistryLoadError> {
+        self.inner.reload(true).map(Option::unwrap_or_default)
+    }
+
+    /// Reloads only if a file's bytes differ from the config in force; `Ok(None)` when
+    /// nothing changed. This is what the watcher calls.
+    ///
+    /// # Errors
+    /// As [`reload`](Self::reload).
+    pub fn reload_if_changed(&self) -> Result<Option<ReloadReport>, RegistryLoadError> {
+        self.inner.reload(false)
+    }
+
+    /// The error of the last reload attempt, `None` when it succeeded (or none was tried).
+    pub fn last_reload_error(&self) -> Option<RegistryLoadError> {
+        self.inner
+            .last_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Calls `f` after every reload attempt that read changed files, on the reloading thread.
+    pub fn on_reload(&self, f: impl Fn(&ReloadEvent) + Send + Sync + 'static) {
+        self.inner
+            .listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Arc::new(f));
+    }
+
+    /// Watches the files' directories (so editors' rename-saves and Kubernetes ConfigMap
+    /// symlink swaps are seen), debounced by `debounce` (200 ms is a good default), and
+    /// reloads when a file's content changes. Watching stops when the returned [`Watch`] is
+    /// dropped.
+    ///
+    /// # Errors
+    /// The file-watching backend's error (e.g. a directory that does not exist).
+    pub fn watch(&self, debounce: std::time::Duration) -> Result<Watch, notify::Error> {
+        Watch::start(Arc::downgrade(&self.inner), &self.inner.paths, debounce)
+    }
+}
+
+impl LiveInner {
+    pub(crate) fn reload(&self, force: bool) -> Result<Option<ReloadReport>, RegistryLoadError> {
+        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        let contents = read_all(&self.paths);
+        if !force && contents == cur.contents {
+            return Ok(None);
+        }
+        let result = self
+            .loader
+            .load_files(&self.paths)
+            .map_err(RegistryLoadError::from)
+            .and_then(|loaded| core_configs(&loaded, &self.catalog).map(|c| (loaded, c)));
+        let event = match result {
+            Ok((loaded, configs)) => {
+                let report = diff(&cur.loaded, &loaded);
+                self.registry
+                    .apply(configs.default_config, Vec::new(), configs.instances);
+                for w in &loaded.warnings {
+                    tracing::warn!("{w}");
+                }
+                tracing::info!(files = ?self.paths, "circuit-breaker config reloaded: {report}");
+                *cur = Current { contents, loaded };
+                *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                ReloadEvent::Applied(report)
+            }
+            Err(e) => {
+                // Remember the bad content so the watcher does not retry it in a loop.
+                cur.contents = contents;
+                tracing::error!(files = ?self.paths, "circuit-breaker config reload rejected, previous config kept: {e}");
+                *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+                ReloadEvent::Failed(e)
+            }
+        };
+        drop(cur);
+        let listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        for l in &listeners {
+            l(&event);
+        }
+        match event {
+            ReloadEvent::Applied(r) => Ok(Some(r)),
+            ReloadEvent::Failed(e) => Err(e),
+        }
+    }
+}
+
+/// Every setting, as `breaker check --json` shows it, per instance (and `default`).
+fn settings(loaded: &Loaded) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    let flat = |v: Value| -> BTreeMap<String, String> {
+        match v {
+            Value::Object(m) => m.into_iter().map(|(k, v)| (k, v.to_string())).collect(),
+            _ => BTreeMap::new(),
+        }
+    };
+    if let Ok(d) = &loaded.config.default_config {
+        out.insert("default".to_string(), flat(instance_json(d)));
+    }
+    for (name, i) in &loaded.config.instances {
+        out.insert(name.clone(), flat(instance_json(i)));
+    }
+    out
+}
+
+fn diff(old: &Loaded, new: &Loaded) -> ReloadReport {
+    let (a, b) = (settings(old), settings(new));
+    let mut report = ReloadReport::default();
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for name in names {
+        match (a.get(name), b.get(name)) {
+            (Some(x), Some(y)) => {
+                let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    let (o, n) = (x.get(k), y.get(k));
+                    if o != n {
+                        report.changes.push(SettingChange {
+                            instance: name.clone(),
+                            setting: k.clone(),
+                            old: o.cloned().unwrap_or_else(|| "null".into()),
+                            new: n.cloned().unwrap_or_else(|| "null".into()),
+                        });
+                    }
+                }
+            }
+            (None, Some(_)) => report.added.push(name.clone()),
+            (Some(_), None) => report.removed.push(name.clone()),
+            (None, None) => {}
+        }
+    }
+    report
+}

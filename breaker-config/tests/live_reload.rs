@@ -1,0 +1,266 @@
+//! Live reload: all or nothing, state kept, changes reported, file watching through atomic
+//! saves and ConfigMap-style symlink swaps.
+
+use std::fs;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use breaker_config::{LiveConfig, Loader, RegistryFromFile, RegistryLoadError, ReloadEvent};
+use breaker_core::{ErrorCatalog, Registry, State};
+
+const V1: &str = "
+resilience4j:
+  circuitbreaker:
+    configs:
+      default:
+        slidingWindowSize: 2
+        minimumNumberOfCalls: 2
+        waitDurationInOpenState: 5s
+    instances:
+      paymentService:
+        failure-rate-threshold: 50
+      inventory:
+        baseConfig: default
+";
+
+fn live(dir: &Path, text: &str) -> LiveConfig {
+    let path = dir.join("application.yml");
+    fs::write(&path, text).unwrap();
+    LiveConfig::load(
+        &[&path],
+        Loader::new().env(Default::default()),
+        ErrorCatalog::new(),
+    )
+    .unwrap()
+}
+
+fn trip(registry: &Registry, name: &str) {
+    let cb = registry.circuit_breaker(name);
+    for _ in 0..2 {
+        cb.try_acquire_permission().unwrap().on_error();
+    }
+    assert_eq!(cb.state(), State::Open);
+}
+
+#[test]
+fn reload_applies_new_values_and_keeps_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), V1);
+    let registry = live.registry().clone();
+    let cached = registry.circuit_breaker("paymentService");
+    assert_eq!(
+        cached.config().wait_duration_in_open_state(),
+        Duration::from_secs(5)
+    );
+    trip(&registry, "paymentService");
+
+    fs::write(dir.path().join("application.yml"), V1.replace("5s", "2s")).unwrap();
+    let report = live.reload().unwrap();
+
+    // The handle taken before the reload sees the new wait; the breaker is still OPEN with
+    // the window that tripped it.
+    assert_eq!(
+        cached.config().wait_duration_in_open_state(),
+        Duration::from_secs(2)
+    );
+    assert_eq!(cached.state(), State::Open);
+    assert_eq!(cached.metrics().number_of_failed_calls, 2);
+    let changed: Vec<String> = report.changes.iter().map(ToString::to_string).collect();
+    assert!(
+        changed.contains(&"paymentService.waitDurationInOpenState: 5000 -> 2000".to_string()),
+        "{changed:?}"
+    );
+    assert!(changed.contains(&"inventory.waitDurationInOpenState: 5000 -> 2000".to_string()));
+    assert!(changed.contains(&"default.waitDurationInOpenState: 5000 -> 2000".to_string()));
+    assert!(live.last_reload_error().is_none());
+}
+
+#[test]
+fn an_invalid_file_changes_nothing_and_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), V1);
+    let events: Arc<Mutex<Vec<String>>> = Arc::default();
+    let e = events.clone();
+    live.on_reload(move |ev| {
+        e.lock().unwrap().push(match ev {
+            ReloadEvent::Applied(r) => format!("applied: {r}"),
+            ReloadEvent::Failed(err) => format!("failed: {err}"),
+        })
+    });
+    // One good change (inventory) and one bad one (paymentService): all or nothing.
+    let bad = V1
+        .replace("failure-rate-threshold: 50", "failure-rate-threshold: 150")
+        .replace(
+            "baseConfig: default",
+            "baseConfig: default\n        slidingWindowSize: 7",
+        );
+    fs::write(dir.path().join("application.yml"), bad).unwrap();
+    let err = live.reload().unwrap_err();
+    let RegistryLoadError::Invalid(errors) = &err else {
+        panic!("expected invalid settings, got {err}")
+    };
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].message,
+        "failureRateThreshold must be between 1 and 100."
+    );
+    assert!(err.to_string().contains("application.yml:"), "{err}");
+
+    let registry = live.registry();
+    assert_eq!(
+        registry
+            .circuit_breaker("paymentService")
+            .config()
+            .failure_rate_threshold(),
+        50.0
+    );
+    assert_eq!(
+        registry
+            .circuit_breaker("inventory")
+            .config()
+            .sliding_window_size(),
+        2
+    );
+    assert_eq!(live.last_reload_error(), Some(err));
+    let events = events.lock().unwrap().clone();
+    assert_eq!(events.len(), 1);
+    assert!(
+        events[0].starts_with("failed: 1 invalid circuit-breaker setting"),
+        "{events:?}"
+    );
+
+    // Fixing the file clears the error.
+    fs::write(dir.path().join("application.yml"), V1).unwrap();
+    assert!(live.reload().unwrap().is_empty());
+    assert!(live.last_reload_error().is_none());
+}
+
+#[test]
+fn unchanged_files_are_not_reloaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), V1);
+    assert_eq!(live.reload_if_changed().unwrap(), None);
+    fs::write(
+        dir.path().join("application.yml"),
+        format!("{V1}\n# a comment\n"),
+    )
+    .unwrap();
+    let report = live.reload_if_changed().unwrap().expect("content changed");
+    assert!(report.is_empty(), "a comment changes no setting: {report}");
+}
+
+#[test]
+fn instances_added_and_removed_by_a_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), V1);
+    let text = V1.replace(
+        "      inventory:\n        baseConfig: default\n",
+        "      shipping:\n        slidingWindowSize: 9\n",
+    );
+    fs::write(dir.path().join("application.yml"), text).unwrap();
+    let report = live.reload().unwrap();
+    assert_eq!(report.added, vec!["shipping".to_string()]);
+    assert_eq!(report.removed, vec!["inventory".to_string()]);
+    let registry = live.registry();
+    assert_eq!(
+        registry
+            .find("shipping")
+            .unwrap()
+            .config()
+            .sliding_window_size(),
+        9
+    );
+    // A removed instance keeps running with the default config.
+    assert_eq!(
+        registry
+            .find("inventory")
+            .unwrap()
+            .config()
+            .sliding_window_size(),
+        2
+    );
+}
+
+fn wait_until(mut f: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn the_watcher_sees_an_atomic_rename_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), V1);
+    let _watch = live.watch(Duration::from_millis(50)).unwrap();
+    let cb = live.registry().circuit_breaker("paymentService");
+    // Save the way editors do: write a temporary file, rename it over the original.
+    let tmp = dir.path().join(".application.yml.swp");
+    fs::write(&tmp, V1.replace("5s", "3s")).unwrap();
+    fs::rename(&tmp, dir.path().join("application.yml")).unwrap();
+    assert!(
+        wait_until(|| cb.config().wait_duration_in_open_state() == Duration::from_secs(3)),
+        "the watcher never applied the saved file"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_watcher_sees_a_configmap_symlink_swap() {
+    use std::os::unix::fs::symlink;
+    // Kubernetes lays a ConfigMap out as application.yml -> ..data/application.yml and
+    // ..data -> ..2026_11_29_v1; an update creates a new version directory and renames a new
+    // ..data symlink over the old one.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("v1")).unwrap();
+    fs::write(d.join("v1/application.yml"), V1).unwrap();
+    symlink("v1", d.join("..data")).unwrap();
+    symlink("..data/application.yml", d.join("application.yml")).unwrap();
+    let live = LiveConfig::load(
+        &[d.join("application.yml")],
+        Loader::new().env(Default::default()),
+        ErrorCatalog::new(),
+    )
+    .unwrap();
+    let _watch = live.watch(Duration::from_millis(50)).unwrap();
+    let cb = live.registry().circuit_breaker("paymentService");
+
+    fs::create_dir(d.join("v2")).unwrap();
+    fs::write(d.join("v2/application.yml"), V1.replace("5s", "4s")).unwrap();
+    symlink("v2", d.join("..data_tmp")).unwrap();
+    fs::rename(d.join("..data_tmp"), d.join("..data")).unwrap();
+    assert!(
+        wait_until(|| cb.config().wait_duration_in_open_state() == Duration::from_secs(4)),
+        "the watcher never applied the swapped ConfigMap"
+    );
+}
+
+#[test]
+fn registry_from_file_creates_instances_eagerly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("application.yml");
+    fs::write(&path, V1).unwrap();
+    let registry = Registry::from_file(&path).unwrap();
+    let names: Vec<String> = registry
+        .all()
+        .iter()
+        .map(|b| b.name().to_string())
+        .collect();
+    assert_eq!(names, ["inventory", "paymentService"]);
+    // A name not listed gets configs.default.
+    let other = registry.circuit_breaker("annotatedElsewhere");
+    assert_eq!(other.config().sliding_window_size(), 2);
+    assert_eq!(
+        other.config().wait_duration_in_open_state(),
+        Duration::from_secs(5)
+    );
+
+    let missing = Registry::from_file(dir.path().join("nope.yml")).unwrap_err();
+    assert!(matches!(missing, RegistryLoadError::Load(_)), "{missing}");
+}
