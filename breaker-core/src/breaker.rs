@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwap;
 
 use crate::classify::Outcome;
-use crate::clock::Clock;
+use crate::clock::{Clock, SystemClock};
 use crate::config::CircuitBreakerConfig;
 use crate::error::{CallNotPermitted, IllegalStateTransition};
 use crate::events::{CircuitBreakerEvent, EventBuffer, EventSink, Subscribers, SubscriptionId};
@@ -48,10 +48,21 @@ pub struct CircuitBreaker {
 }
 
 pub(crate) struct Inner {
-    name: Arc<str>,
-    clock: Arc<dyn Clock>,
     /// State in the low 3 bits, generation above: read without the lock.
     word: AtomicU64,
+    /// OPEN and FORCED_OPEN: a permission requested before this instant (epoch ns) is
+    /// rejected without the lock (no due timer, deadline not passed); 0 in other states.
+    reject_before: AtomicU64,
+    /// OPEN: the deadline, for `retry_after`; 0 otherwise.
+    open_deadline: AtomicU64,
+    /// Rejections counted without the lock, not yet added to the state's metrics (they are
+    /// added under the lock before every other operation).
+    fast_rejections: AtomicU64,
+    /// The process-wide [`SystemClock`], read without dynamic dispatch; `None` for any other
+    /// clock, which is read through `clock`.
+    system: Option<SystemClock>,
+    name: Arc<str>,
+    clock: Arc<dyn Clock>,
     /// No exception settings: every error is a failure.
     plain_errors: AtomicBool,
     has_result_predicate: AtomicBool,
@@ -71,13 +82,23 @@ impl CircuitBreaker {
     pub fn new(name: impl Into<Arc<str>>, config: CircuitBreakerConfig) -> Self {
         let config = Arc::new(config);
         let clock = config.clock().clone();
-        let machine = Machine::new(config.clone(), clock.now_nanos());
+        let system = SystemClock::is_shared(&clock).then(SystemClock::new);
+        let now = match &system {
+            Some(c) => c.recent_nanos(),
+            None => clock.recent_nanos(),
+        };
+        let machine = Machine::new(config.clone(), now);
         let word = pack(machine.state(), machine.generation());
+        let (reject_before, open_deadline) = fast_rejection_limits(&machine);
         let cb = CircuitBreaker {
             inner: Arc::new(Inner {
+                word: AtomicU64::new(word),
+                reject_before: AtomicU64::new(reject_before),
+                open_deadline: AtomicU64::new(open_deadline),
+                fast_rejections: AtomicU64::new(0),
+                system,
                 name: name.into(),
                 clock,
-                word: AtomicU64::new(word),
                 plain_errors: AtomicBool::new(plain_errors(&config)),
                 has_result_predicate: AtomicBool::new(config.has_record_result()),
                 machine: Mutex::new(machine),
@@ -130,13 +151,33 @@ impl CircuitBreaker {
         &self,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
+        self.with_machine_at(self.now_nanos(), f)
+    }
+
+    /// [`with_machine`](Self::with_machine) with a clock reading the caller already took.
+    #[inline]
+    pub(crate) fn with_machine_at<R>(
+        &self,
+        now: u64,
+        f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
+    ) -> R {
         let mut sink = EventSink::default();
-        let now = self.inner.clock.now_nanos();
         let (r, armed) = {
             let mut m = self.lock();
+            let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
+            if fast != 0 {
+                m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
+            }
             let r = f(&mut m, now, &mut sink);
             let word = pack(m.state(), m.generation());
             if self.inner.word.load(Ordering::Relaxed) != word {
+                let (reject_before, open_deadline) = fast_rejection_limits(&m);
+                self.inner
+                    .reject_before
+                    .store(reject_before, Ordering::Relaxed);
+                self.inner
+                    .open_deadline
+                    .store(open_deadline, Ordering::Relaxed);
                 self.inner.word.store(word, Ordering::Release);
             }
             (r, m.take_armed_timer())
@@ -176,10 +217,37 @@ impl CircuitBreaker {
         let word = self.inner.word.load(Ordering::Acquire);
         let state = State::from_u8((word & 7) as u8);
         if matches!(state, State::Closed | State::Disabled | State::MetricsOnly) {
-            let now = self.inner.clock.now_nanos();
+            let now = self.now_nanos();
             return Ok(Permit::new(self, now, word >> 3));
         }
+        if matches!(state, State::Open | State::ForcedOpen) && !self.inner.subscribers.any() {
+            // Rejected before the deadline with no timer due and nobody to tell: no lock.
+            // The count joins the state's metrics under the lock, before anything reads it.
+            let now = self.now_nanos();
+            if now < self.inner.reject_before.load(Ordering::Acquire) {
+                self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
+                return Err(self.fast_rejection(state, now));
+            }
+        }
         self.try_acquire_slow()
+    }
+
+    /// The rejection the machine would return (same `retry_after` arithmetic).
+    #[inline]
+    fn fast_rejection(&self, state: State, now: u64) -> CallNotPermitted {
+        let retry_after = match state {
+            State::Open => {
+                let deadline = self.inner.open_deadline.load(Ordering::Relaxed);
+                let wait_ms = deadline.saturating_sub(now).div_ceil(NANOS_PER_MILLI) + 1;
+                Some(Duration::from_millis(wait_ms))
+            }
+            _ => None,
+        };
+        CallNotPermitted {
+            name: self.inner.name.clone(),
+            state,
+            retry_after,
+        }
     }
 
     #[cold]
@@ -205,7 +273,21 @@ impl CircuitBreaker {
         elapsed: Duration,
         error_type: Option<&'static str>,
     ) {
-        self.with_machine(|m, now, sink| m.on_outcome(outcome, elapsed, error_type, now, sink));
+        self.record_at(self.now_nanos(), outcome, elapsed, error_type);
+    }
+
+    /// Records an outcome at `now`, the reading that ended the call.
+    #[inline]
+    pub(crate) fn record_at(
+        &self,
+        now: u64,
+        outcome: Outcome,
+        elapsed: Duration,
+        error_type: Option<&'static str>,
+    ) {
+        self.with_machine_at(now, |m, now, sink| {
+            m.on_outcome(outcome, elapsed, error_type, now, sink)
+        });
     }
 
     pub(crate) fn release(&self) {
@@ -216,9 +298,14 @@ impl CircuitBreaker {
         self.with_machine(|m, now, sink| m.release_if_current(generation, now, sink));
     }
 
+    /// The breaker's time: the clock's cheap [`recent_nanos`](Clock::recent_nanos) reading,
+    /// the only one the breaker takes, so the machine sees one monotonic source.
     #[inline]
     pub(crate) fn now_nanos(&self) -> u64 {
-        self.inner.clock.now_nanos()
+        match &self.inner.system {
+            Some(c) => c.recent_nanos(),
+            None => self.inner.clock.recent_nanos(),
+        }
     }
 
     #[inline]
@@ -411,6 +498,28 @@ impl CircuitBreaker {
     #[allow(dead_code)]
     pub(crate) fn from_inner(inner: Arc<Inner>) -> Self {
         CircuitBreaker { inner }
+    }
+}
+
+const NANOS_PER_MILLI: u64 = 1_000_000;
+
+/// `(reject_before, open_deadline)` for the state `m` is in: OPEN rejects without the lock
+/// strictly before its automatic-transition timer and up to its deadline inclusive (the
+/// first request strictly after it moves to HALF_OPEN); FORCED_OPEN always; other states
+/// never.
+fn fast_rejection_limits(m: &Machine) -> (u64, u64) {
+    match m.state() {
+        State::Open => {
+            let deadline = m.open_deadline();
+            let limit = deadline.saturating_add(1);
+            let limit = match m.next_timer() {
+                Some(at) => limit.min(at),
+                None => limit,
+            };
+            (limit, deadline)
+        }
+        State::ForcedOpen => (u64::MAX, 0),
+        _ => (0, 0),
     }
 }
 

@@ -23,6 +23,71 @@ pub(crate) struct StateMetrics {
     window: Window,
     minimum_number_of_calls: u32,
     not_permitted: u64,
+    /// The integer form of the thresholds for a full count window.
+    need: Need,
+}
+
+/// For `calls` recorded calls and the thresholds `failure_threshold` /
+/// `slow_threshold`: the smallest failed (slow) count whose `f32` rate, computed exactly as
+/// Resilience4j does, reaches the threshold (`calls + 1` when none does). A full count window
+/// then needs two integer compares instead of two float divisions per call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Need {
+    calls: u32,
+    failure_threshold: f32,
+    slow_threshold: f32,
+    failed: u32,
+    slow: u32,
+}
+
+impl Need {
+    /// Matches no window (`calls` 0 is never looked up).
+    const NONE: Need = Need {
+        calls: 0,
+        failure_threshold: f32::NAN,
+        slow_threshold: f32::NAN,
+        failed: 0,
+        slow: 0,
+    };
+
+    fn compute(calls: u32, failure_threshold: f32, slow_threshold: f32) -> Need {
+        Need {
+            calls,
+            failure_threshold,
+            slow_threshold,
+            failed: smallest_reaching(calls, failure_threshold),
+            slow: smallest_reaching(calls, slow_threshold),
+        }
+    }
+
+    #[inline]
+    fn is_for(&self, calls: u32, c: &CircuitBreakerConfig) -> bool {
+        self.calls == calls
+            && self.failure_threshold == c.failure_rate_threshold
+            && self.slow_threshold == c.slow_call_rate_threshold
+    }
+}
+
+/// Resilience4j's rate of `count` among `calls` (`calls` > 0), in `f32`.
+#[inline]
+fn rate(count: u32, calls: u32) -> f32 {
+    count as f32 * 100.0f32 / calls as f32
+}
+
+/// The smallest `k` in `0..=calls` with `rate(k, calls) >= threshold`, or `calls + 1`.
+/// `rate(k, calls)` never decreases as `k` grows (each float step rounds monotonically), so
+/// a binary search finds it.
+fn smallest_reaching(calls: u32, threshold: f32) -> u32 {
+    let (mut lo, mut hi) = (0u32, calls + 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if rate(mid, calls) >= threshold {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// The threshold check after a recorded call (Resilience4j's `Result`).
@@ -61,6 +126,7 @@ impl StateMetrics {
             window,
             minimum_number_of_calls: min,
             not_permitted: 0,
+            need: Need::NONE,
         }
     }
 
@@ -71,6 +137,7 @@ impl StateMetrics {
             window: Window::Count(CountWindow::new(permitted)),
             minimum_number_of_calls: c.minimum_number_of_calls.min(permitted),
             not_permitted: 0,
+            need: Need::NONE,
         }
     }
 
@@ -80,6 +147,7 @@ impl StateMetrics {
             window: Window::Empty,
             minimum_number_of_calls: 0,
             not_permitted: 0,
+            need: Need::NONE,
         }
     }
 
@@ -87,11 +155,7 @@ impl StateMetrics {
         if t.calls == 0 || t.calls < self.minimum_number_of_calls {
             (-1.0, -1.0)
         } else {
-            let total = t.calls as f32;
-            (
-                t.failed as f32 * 100.0f32 / total,
-                t.slow as f32 * 100.0f32 / total,
-            )
+            (rate(t.failed, t.calls), rate(t.slow, t.calls))
         }
     }
 
@@ -104,6 +168,23 @@ impl StateMetrics {
     ) -> (Verdict, f32, f32) {
         self.window.record(now, failed, slow);
         let t = self.window.totals(now);
+        // A full count window: the integer thresholds decide "below" exactly; the rates are
+        // computed only when one is reached (the callers use them only then).
+        if t.calls != 0 && t.calls >= self.minimum_number_of_calls {
+            if !self.need.is_for(t.calls, c) && self.window.is_full_count_window(t.calls) {
+                self.need = Need::compute(
+                    t.calls,
+                    c.failure_rate_threshold,
+                    c.slow_call_rate_threshold,
+                );
+            }
+            if self.need.is_for(t.calls, c)
+                && t.failed < self.need.failed
+                && t.slow < self.need.slow
+            {
+                return (Verdict::Below, 0.0, 0.0);
+            }
+        }
         let (fr, sr) = self.rates(t);
         let verdict = if fr == -1.0 || sr == -1.0 {
             Verdict::BelowMinimumCalls
@@ -217,6 +298,14 @@ impl Machine {
     }
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+    /// OPEN: permission is granted strictly after this instant (epoch ns).
+    pub fn open_deadline(&self) -> u64 {
+        self.open_deadline
+    }
+    /// Adds rejections counted outside the lock to the current state's metrics.
+    pub fn add_not_permitted(&mut self, n: u64) {
+        self.metrics.not_permitted += n;
     }
     pub fn take_armed_timer(&mut self) -> Option<u64> {
         self.armed_timer.take()
@@ -615,4 +704,31 @@ fn slow_nanos(c: &CircuitBreakerConfig) -> u64 {
     c.slow_call_duration_threshold
         .as_nanos()
         .min(u64::MAX as u128) as u64
+}
+
+#[cfg(test)]
+mod need_tests {
+    use super::*;
+
+    /// The integer thresholds agree with the float comparison for every count and a spread
+    /// of thresholds, including ones that sit exactly on a rate.
+    #[test]
+    fn smallest_reaching_matches_the_float_rule() {
+        let thresholds = [
+            0.5f32, 1.0, 10.0, 12.5, 25.0, 33.333332, 33.333336, 49.99, 50.0, 50.01, 66.66667,
+            70.0, 99.0, 99.99, 100.0,
+        ];
+        for calls in 1..=300u32 {
+            for &thr in &thresholds {
+                let need = smallest_reaching(calls, thr);
+                for k in 0..=calls {
+                    assert_eq!(
+                        k >= need,
+                        rate(k, calls) >= thr,
+                        "calls {calls}, threshold {thr}, k {k}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -43,30 +43,36 @@ impl<'a> Permit<'a> {
     /// The call succeeded (`onSuccess`); its duration is measured now.
     #[inline]
     pub fn on_success(self) {
-        let elapsed = self.elapsed();
-        self.finish(Outcome::Success, elapsed, None);
+        self.finish_now(Outcome::Success, None);
     }
 
     /// The call failed with an error that is recorded (`onError`).
     #[inline]
     pub fn on_error(self) {
-        let elapsed = self.elapsed();
-        self.finish(Outcome::Failure, elapsed, None);
+        self.finish_now(Outcome::Failure, None);
     }
 
     /// The call failed with an ignored error: nothing is recorded, the permission is handed
     /// back (as Resilience4j's `releasePermission`) and `IGNORED_ERROR` is published.
     #[inline]
     pub fn on_ignored_error(self) {
-        let elapsed = self.elapsed();
-        self.finish(Outcome::Ignored, elapsed, None);
+        self.finish_now(Outcome::Ignored, None);
     }
 
     /// Records `outcome` with the duration measured now.
     #[inline]
     pub fn record(self, outcome: Outcome) {
-        let elapsed = self.elapsed();
-        self.finish(outcome, elapsed, None);
+        self.finish_now(outcome, None);
+    }
+
+    /// Ends the call now: one clock reading serves as the end of its duration and as the
+    /// time the outcome is recorded at.
+    #[inline]
+    fn finish_now(mut self, outcome: Outcome, error_type: Option<&'static str>) {
+        let now = self.breaker.now_nanos();
+        let elapsed = Duration::from_nanos(now.saturating_sub(self.start_nanos));
+        self.done = true;
+        self.breaker.record_at(now, outcome, elapsed, error_type);
     }
 
     /// Records `outcome` with a duration measured by the caller (Resilience4j's
@@ -79,8 +85,7 @@ impl<'a> Permit<'a> {
     /// Records `outcome` naming the error's type in the event.
     #[inline]
     pub(crate) fn record_typed(self, outcome: Outcome, error_type: Option<&'static str>) {
-        let elapsed = self.elapsed();
-        self.finish(outcome, elapsed, error_type);
+        self.finish_now(outcome, error_type);
     }
 
     /// Gives the permission back without recording anything (Resilience4j's

@@ -158,6 +158,12 @@ impl Window {
         }
     }
 
+    /// Whether this is a count window holding `calls` calls, its capacity.
+    #[inline]
+    pub fn is_full_count_window(&self, calls: u32) -> bool {
+        matches!(self, Window::Count(w) if w.ring.len() == calls as usize)
+    }
+
     /// The totals as of `now` (a time-based window slides first).
     #[inline]
     pub fn totals(&mut self, now_nanos: u64) -> Totals {
