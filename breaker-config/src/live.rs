@@ -238,6 +238,7 @@ impl LiveInner {
         let event = match result {
             Ok((loaded, configs)) => {
                 let report = diff(&cur.loaded, &loaded);
+                configs.apply_buffer_sizes(&self.registry);
                 self.registry
                     .apply(configs.default_config, Vec::new(), configs.instances);
                 for w in &loaded.warnings {

@@ -42,6 +42,17 @@ pub struct CoreConfigs {
     pub default_config: CircuitBreakerConfig,
     /// Every instance under `instances` / `backends`, by name.
     pub instances: Vec<(String, CircuitBreakerConfig)>,
+    /// `eventConsumerBufferSize` of every instance (default 100).
+    pub event_consumer_buffer_sizes: Vec<(String, usize)>,
+}
+
+impl CoreConfigs {
+    /// Records every instance's `eventConsumerBufferSize` in `registry`.
+    pub fn apply_buffer_sizes(&self, registry: &Registry) {
+        for (name, size) in &self.event_consumer_buffer_sizes {
+            registry.set_event_consumer_buffer_size(name, *size);
+        }
+    }
 }
 
 /// Converts every instance and the default config of `loaded` to breaker-core configs,
@@ -79,6 +90,17 @@ pub fn core_configs(
         Err(e) => return Err(RegistryLoadError::Invalid(vec![e.clone()])),
     };
     let mut instances = Vec::with_capacity(loaded.config.instances.len());
+    let event_consumer_buffer_sizes = loaded
+        .config
+        .instances
+        .iter()
+        .map(|(n, i)| {
+            (
+                n.clone(),
+                i.event_consumer_buffer_size.value.max(1) as usize,
+            )
+        })
+        .collect();
     for (name, i) in &loaded.config.instances {
         instances.push((
             name.clone(),
@@ -88,6 +110,7 @@ pub fn core_configs(
     Ok(CoreConfigs {
         default_config,
         instances,
+        event_consumer_buffer_sizes,
     })
 }
 
@@ -100,7 +123,8 @@ pub fn registry_from_loaded(
     catalog: &ErrorCatalog,
 ) -> Result<Registry, RegistryLoadError> {
     let c = core_configs(loaded, catalog)?;
-    let registry = Registry::with_default_config(c.default_config);
+    let registry = Registry::with_default_config(c.default_config.clone());
+    c.apply_buffer_sizes(&registry);
     for (name, config) in c.instances {
         registry.configure_instance(&name, config);
     }

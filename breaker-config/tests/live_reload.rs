@@ -264,3 +264,17 @@ fn registry_from_file_creates_instances_eagerly() {
     let missing = Registry::from_file(dir.path().join("nope.yml")).unwrap_err();
     assert!(matches!(missing, RegistryLoadError::Load(_)), "{missing}");
 }
+
+#[test]
+fn event_consumer_buffer_size_reaches_the_registry() {
+    let registry = Registry::from_yaml_str(
+        "resilience4j.circuitbreaker.instances.small:\n  eventConsumerBufferSize: 3\n",
+    )
+    .unwrap();
+    registry.enable_event_buffers();
+    let cb = registry.circuit_breaker("small");
+    for _ in 0..5 {
+        cb.try_acquire_permission().unwrap().on_success();
+    }
+    assert_eq!(registry.recent_events("small").unwrap().len(), 3);
+}

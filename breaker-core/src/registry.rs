@@ -9,6 +9,7 @@ use arc_swap::ArcSwap;
 
 use crate::breaker::CircuitBreaker;
 use crate::config::CircuitBreakerConfig;
+use crate::events::{CircuitBreakerEvent, EventBuffer, DEFAULT_EVENT_CONSUMER_BUFFER_SIZE};
 
 /// The config name Resilience4j reserves for the registry default.
 pub const DEFAULT_CONFIG_NAME: &str = "default";
@@ -46,8 +47,9 @@ pub enum RegistryError {
 #[derive(Clone)]
 struct Entry {
     breaker: CircuitBreaker,
-    /// `None`: follows the registry default config.
+    /// `false`: follows the registry default config.
     own_config: bool,
+    buffer: Option<EventBuffer>,
 }
 
 type Listener = Arc<dyn Fn(&RegistryEvent) + Send + Sync>;
@@ -59,6 +61,9 @@ struct RegistryInner {
     instance_configs: RwLock<HashMap<String, Arc<CircuitBreakerConfig>>>,
     breakers: RwLock<BTreeMap<String, Entry>>,
     listeners: ArcSwap<Vec<Listener>>,
+    /// `eventConsumerBufferSize` per instance name.
+    buffer_sizes: RwLock<HashMap<String, usize>>,
+    buffers_enabled: std::sync::atomic::AtomicBool,
 }
 
 /// Named circuit breakers sharing named configs. Cheap to clone; clones share everything.
@@ -115,6 +120,8 @@ impl Registry {
                 instance_configs: RwLock::new(HashMap::new()),
                 breakers: RwLock::new(BTreeMap::new()),
                 listeners: ArcSwap::from_pointee(Vec::new()),
+                buffer_sizes: RwLock::new(HashMap::new()),
+                buffers_enabled: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -179,6 +186,7 @@ impl Registry {
             map.insert(
                 name.to_string(),
                 Entry {
+                    buffer: self.new_buffer(name, &breaker),
                     breaker: breaker.clone(),
                     own_config,
                 },
@@ -358,6 +366,7 @@ impl Registry {
                     map.insert(
                         name.clone(),
                         Entry {
+                            buffer: self.new_buffer(name, &b),
                             breaker: b.clone(),
                             own_config: true,
                         },
@@ -372,6 +381,51 @@ impl Registry {
         for b in added {
             self.emit(&RegistryEvent::Added(b));
         }
+    }
+
+    /// Sets `eventConsumerBufferSize` (>= 1) for the instance `name`: how many recent events
+    /// its buffer keeps once buffers are enabled. Default 100.
+    pub fn set_event_consumer_buffer_size(&self, name: &str, capacity: usize) {
+        write(&self.inner.buffer_sizes).insert(name.to_string(), capacity.max(1));
+    }
+
+    /// Keeps the recent events of every breaker, existing and future, in a bounded buffer
+    /// (Resilience4j's actuator `circuitbreakerevents` buffers), sized by
+    /// [`set_event_consumer_buffer_size`](Self::set_event_consumer_buffer_size). Off by
+    /// default: a buffer makes every call build its event.
+    pub fn enable_event_buffers(&self) {
+        self.inner
+            .buffers_enabled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut map = write(&self.inner.breakers);
+        for (name, e) in map.iter_mut() {
+            if e.buffer.is_none() {
+                e.buffer = self.new_buffer(name, &e.breaker);
+            }
+        }
+    }
+
+    /// The buffered recent events of the breaker `name`, oldest first; `None` when there is no
+    /// such breaker or buffers are not enabled.
+    pub fn recent_events(&self, name: &str) -> Option<Vec<CircuitBreakerEvent>> {
+        read(&self.inner.breakers)
+            .get(name)
+            .and_then(|e| e.buffer.as_ref().map(EventBuffer::events))
+    }
+
+    fn new_buffer(&self, name: &str, breaker: &CircuitBreaker) -> Option<EventBuffer> {
+        if !self
+            .inner
+            .buffers_enabled
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return None;
+        }
+        let capacity = read(&self.inner.buffer_sizes)
+            .get(name)
+            .copied()
+            .unwrap_or(DEFAULT_EVENT_CONSUMER_BUFFER_SIZE);
+        Some(breaker.attach_event_buffer(capacity))
     }
 
     fn replace_in_place(&self, b: &CircuitBreaker, config: Arc<CircuitBreakerConfig>) {
