@@ -158,3 +158,19 @@ fn rejections_say_when_to_retry() {
         "CircuitBreaker 'retry' is OPEN and does not permit further calls"
     );
 }
+
+#[test]
+fn a_panicking_subscriber_does_not_hurt_the_call_or_other_subscribers() {
+    let clock = clock();
+    let cb = CircuitBreaker::new("subscribers", small(&clock));
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    cb.subscribe(|_| panic!("subscriber bug"));
+    let s = seen.clone();
+    cb.subscribe(move |_| {
+        s.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    let r: Result<u8, CallError<()>> = cb.call_sync(|| Ok(1));
+    assert_eq!(r, Ok(1));
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(cb.metrics().number_of_successful_calls, 1);
+}
