@@ -11,6 +11,8 @@
 //! function run here is the one `main` calls, and the JSON it returns is the `SUMMARY` line
 //! the binary prints.
 //!
+//! The reload goes through breaker-config's `LiveConfig` and its file watch.
+//!
 //! Schedule (about 9 s): the provider hangs from 3 s to 7 s; the client times out after
 //! 250 ms; at 2 s the example rewrites `waitDurationInOpenState: 5s` to `4s` in its working
 //! copy, so the breaker opens at about 3.3 s, waits the new 4 s, and its trial calls at about

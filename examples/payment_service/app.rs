@@ -21,12 +21,13 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use breaker::CircuitBreaker;
+use breaker::{CircuitBreaker, State};
+use breaker_config::ReloadEvent;
 use clap::Parser;
 use serde_json::{json, Value};
 
 use client::{PaymentClient, BREAKER};
-use config::{short_class, LiveFile};
+use config::{short_class, Change, LiveFile};
 use flags::{show, Flags, OutageMode};
 use stats::{Epoch, Recorder};
 use summary::ReloadInfo;
@@ -48,11 +49,11 @@ async fn run(flags: Flags) -> Result<Value, String> {
     // Work on a copy: the reload step edits it, the user's file stays as it is.
     let dir =
         tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let file_name = flags
+    let copy_name = flags
         .config
         .file_name()
         .unwrap_or("application.yml".as_ref());
-    let working = dir.path().join(file_name);
+    let working = dir.path().join(copy_name);
     std::fs::copy(&flags.config, &working)
         .map_err(|e| format!("{}: {e}", flags.config.display()))?;
 
@@ -100,12 +101,20 @@ async fn run(flags: Flags) -> Result<Value, String> {
         .as_ref()
         .map(|_| Arc::new(Recorder::new(seconds)));
 
-    let live = Arc::new(Mutex::new(live));
     let reloads = Arc::new(Mutex::new(Vec::new()));
-    let watcher = tokio::spawn(watch(live.clone(), cb.clone(), epoch, reloads.clone()));
-    let edit = flags
-        .reload_time()
-        .map(|at| tokio::spawn(edit_config(live.clone(), epoch, at, flags.reload_wait)));
+    let name = file_name(&live.path().to_string_lossy());
+    live.on_reload(on_reload(name, cb.clone(), epoch, reloads.clone()));
+    let _watch = live.watch()?;
+    let live = Arc::new(live);
+    let edit = flags.reload_time().map(|at| {
+        tokio::spawn(edit_config(
+            live.clone(),
+            cb.clone(),
+            epoch,
+            at,
+            flags.reload_wait,
+        ))
+    });
 
     let table = table::Table {
         expected: traffic::per_second(&arrivals, seconds),
@@ -141,14 +150,24 @@ async fn run(flags: Flags) -> Result<Value, String> {
         Some(task) => task.await.map_err(|e| e.to_string())?.map(Some),
         None => Ok(None),
     };
-    // Give a just-written edit a moment to be picked up, then stop watching.
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    watcher.abort();
-    let reload = edited.and_then(|at| {
-        let Some(edited_at) = at else { return Ok(None) };
+    // Give a just-written edit a moment to be picked up.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let reload = edited.and_then(|edit| {
+        let Some((edited_at, state, calls)) = edit else {
+            return Ok(None);
+        };
         let first = reloads.lock().unwrap().first().cloned();
         first
-            .map(|r: ReloadInfo| Some(ReloadInfo { edited_at, ..r }))
+            .map(|r: ReloadInfo| {
+                let state = (state, r.state.1);
+                let window_calls = (calls, r.window_calls.1);
+                Some(ReloadInfo {
+                    edited_at,
+                    state,
+                    window_calls,
+                    ..r
+                })
+            })
             .ok_or_else(|| "the edit was not picked up".to_string())
     });
     let inputs = summary::Inputs {
@@ -290,24 +309,24 @@ fn file_name(path: &str) -> String {
 }
 
 /// At `at`, rewrites the breaker's `waitDurationInOpenState` in the working copy, where the
-/// file sets it. Returns when it was written.
+/// file sets it. Returns when it was written, and the breaker's state and recorded calls just
+/// before.
 async fn edit_config(
-    live: Arc<Mutex<LiveFile>>,
+    live: Arc<LiveFile>,
+    cb: CircuitBreaker,
     epoch: Epoch,
     at: Duration,
     wait: Duration,
-) -> Result<Duration, String> {
+) -> Result<(Duration, State, u32), String> {
     tokio::time::sleep_until(epoch.at(at).into()).await;
-    let origin = {
-        let live = live.lock().unwrap();
-        let instance = live
-            .resolved(BREAKER)
-            .ok_or("paymentService has an invalid configuration")?;
-        instance.wait_duration_in_open_state.origin.clone()
-    };
+    let instance = live
+        .resolved(BREAKER)
+        .ok_or("paymentService has an invalid configuration")?;
+    let origin = instance.wait_duration_in_open_state.origin.clone();
     let origin = origin.ok_or(
         "the file does not set waitDurationInOpenState for paymentService; nothing to edit",
     )?;
+    let before = (cb.state(), cb.metrics().number_of_buffered_calls);
     let (old, new) = config::edit_value(&origin, "waitDurationInOpenState", &show(wait))?;
     let t = epoch.elapsed();
     println!(
@@ -317,34 +336,29 @@ async fn edit_config(
         file_name(&origin.file),
         origin.line,
     );
-    Ok(t)
+    Ok((t, before.0, before.1))
 }
 
-/// Polls the working copy and applies every change to the live breakers, printing what changed.
-// SEAM: becomes `LiveConfig::watch()` + `on_reload` when breaker-config's live reload lands.
-async fn watch(
-    live: Arc<Mutex<LiveFile>>,
+/// What to do after each reload of the watched file: print what changed and the breaker's
+/// state, and keep it for the summary.
+fn on_reload(
+    name: String,
     cb: CircuitBreaker,
     epoch: Epoch,
     reloads: Arc<Mutex<Vec<ReloadInfo>>>,
-) {
-    loop {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let mut live = live.lock().unwrap();
-        if !live.changed_on_disk() {
-            continue;
-        }
-        let before = (cb.state(), cb.metrics().number_of_buffered_calls);
-        let result = live.reload();
+) -> impl Fn(&ReloadEvent) + Send + Sync + 'static {
+    move |event| {
         let t = epoch.elapsed();
         let stamp = style::cyan(&format!("t={:.2}s", t.as_secs_f64()));
-        let name = file_name(&live.path().to_string_lossy());
-        match result {
-            Err(e) => println!(
-                "{stamp} {} {name} failed, the previous config stays in force: {e}",
-                style::red("reload")
-            ),
-            Ok(changes) => {
+        match event {
+            ReloadEvent::Failed(e) => {
+                println!(
+                    "{stamp} {} failed, the previous config stays in force: {e}",
+                    style::red("reload")
+                )
+            }
+            ReloadEvent::Applied(report) => {
+                let changes: Vec<Change> = report.changes.iter().map(Change::from).collect();
                 let after = (cb.state(), cb.metrics().number_of_buffered_calls);
                 let what: Vec<String> = changes
                     .iter()
@@ -353,7 +367,11 @@ async fn watch(
                 println!(
                     "{stamp} {} {name}: {}; {BREAKER} still {} ({} calls in its window), no restart",
                     style::bold("reload"),
-                    if what.is_empty() { "no setting changed".to_string() } else { what.join(", ") },
+                    if what.is_empty() {
+                        "no setting changed".to_string()
+                    } else {
+                        what.join(", ")
+                    },
                     style::state(after.0),
                     after.1,
                 );
@@ -361,8 +379,8 @@ async fn watch(
                     edited_at: t,
                     applied_at: t,
                     changes,
-                    state: (before.0, after.0),
-                    window_calls: (before.1, after.1),
+                    state: (after.0, after.0),
+                    window_calls: (after.1, after.1),
                 };
                 reloads.lock().unwrap().push(info);
             }

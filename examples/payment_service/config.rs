@@ -1,71 +1,48 @@
-//! The Spring file, live: load it into a registry, reload it when it changes on disk, and
-//! report what changed.
-//!
-//! SEAM (issue #5): breaker-config's `LiveConfig` (load + watch + `on_reload` with per-instance
-//! changes) has not landed yet. This module does the same with the public pieces that exist
-//! (`Loader`, `ResolvedInstance::to_core_config`, `Registry::apply`): `LiveFile::load` /
-//! `reload` / `changed_on_disk` are the parts to replace with `LiveConfig::load(..)`,
-//! `.reload()` and `.watch()` once they are there.
+//! The Spring file, live: breaker-config's `LiveConfig` builds the registry from it and
+//! reloads it when it changes on disk; this module adds what the example prints (the
+//! resolved settings, where they are written) and the edit the run makes halfway.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use breaker::{CircuitBreakerConfig, ErrorCatalog, Registry};
-use breaker_config::{Loader, ResolvedConfig, ResolvedInstance};
+use breaker::{ErrorCatalog, Registry};
+use breaker_config::{
+    LiveConfig, Loader, ReloadEvent, ResolvedConfig, ResolvedInstance, SettingChange, Watch,
+};
 
 use super::flags::show;
 
-/// One setting of one instance that a reload changed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Change {
-    /// Instance name (`default` for `configs.default`).
-    pub instance: String,
-    /// Resilience4j's setting name.
-    pub setting: &'static str,
-    /// Value before, as the yml would write it.
-    pub old: String,
-    /// Value after.
-    pub new: String,
-}
-
-/// A config file bound to a registry.
+/// A config file bound to a live registry.
 pub struct LiveFile {
+    live: LiveConfig,
     path: PathBuf,
-    catalog: ErrorCatalog,
-    registry: Registry,
     resolved: ResolvedConfig,
-    text: String,
 }
 
 impl LiveFile {
-    /// Loads `path`: a registry with `configs.default` as its default config and every
-    /// instance configured. Returns the loader's warnings too.
+    /// Loads `path` into a registry with every instance created. Returns the loader's
+    /// warnings too (unknown keys, exception names no error type claims).
     pub fn load(path: &Path, catalog: ErrorCatalog) -> Result<(LiveFile, Vec<String>), String> {
-        let (text, resolved, mut warnings) = read(path)?;
-        warnings.extend(
-            resolved
-                .unclaimed_in_catalog(&catalog)
-                .iter()
-                .map(|u| u.to_string()),
-        );
-        let (default, instances) = to_core_all(&resolved, &catalog)?;
-        let registry = Registry::with_default_config(default);
-        for (name, config) in instances {
-            registry.configure_instance(&name, config);
-        }
-        let live = LiveFile {
-            path: path.to_path_buf(),
-            catalog,
-            registry,
-            resolved,
-            text,
-        };
-        Ok((live, warnings))
+        let live = LiveConfig::load(&[path], Loader::new(), catalog).map_err(|e| e.to_string())?;
+        // The resolved settings with their positions, for the banner and the edit.
+        let resolved = Loader::new()
+            .load_files(&[path])
+            .map_err(|e| e.to_string())?
+            .config;
+        let warnings = live.warnings();
+        Ok((
+            LiveFile {
+                live,
+                path: path.to_path_buf(),
+                resolved,
+            },
+            warnings,
+        ))
     }
 
     /// The registry the file configures.
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        self.live.registry()
     }
 
     /// The file.
@@ -73,163 +50,61 @@ impl LiveFile {
         &self.path
     }
 
-    /// The instances the file lists, and the shared configs they can inherit from.
+    /// The instances the file lists.
     pub fn instance_names(&self) -> Vec<&str> {
         self.resolved.instances.keys().map(String::as_str).collect()
     }
 
-    /// The resolved settings a breaker named `name` gets.
+    /// The resolved settings a breaker named `name` gets, as first loaded.
     pub fn resolved(&self, name: &str) -> Option<&ResolvedInstance> {
         self.resolved.config_for(name)
     }
 
-    /// Whether the file's content differs from what was last loaded.
-    pub fn changed_on_disk(&self) -> bool {
-        std::fs::read_to_string(&self.path).is_ok_and(|t| t != self.text)
+    /// Calls `f` after every reload that read a changed file.
+    pub fn on_reload(&self, f: impl Fn(&ReloadEvent) + Send + Sync + 'static) {
+        self.live.on_reload(f);
     }
 
-    /// Reads the file again and applies it to the live breakers in place (their state and,
-    /// where the window is unchanged, their recorded calls are kept). On error nothing
-    /// changes and the previous configuration stays in force.
-    pub fn reload(&mut self) -> Result<Vec<Change>, String> {
-        let (text, resolved, _) = read(&self.path)?;
-        let (default, instances) = to_core_all(&resolved, &self.catalog)?;
-        let changes = diff(&self.resolved, &resolved);
-        self.registry.apply(default, Vec::new(), instances);
-        self.resolved = resolved;
-        self.text = text;
-        Ok(changes)
+    /// Watches the file and reloads it when it changes; stops when the guard is dropped.
+    pub fn watch(&self) -> Result<Watch, String> {
+        self.live
+            .watch(Duration::from_millis(100))
+            .map_err(|e| e.to_string())
     }
 }
 
-fn read(path: &Path) -> Result<(String, ResolvedConfig, Vec<String>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let loaded = Loader::new()
-        .load_files(&[path])
-        .map_err(|e| e.to_string())?;
-    let errors = loaded.errors();
-    if !errors.is_empty() {
-        let all: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(all.join("\n"));
+/// One setting of one instance that a reload changed, as the yml would write it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// Instance name (`default` for the default config).
+    pub instance: String,
+    /// Resilience4j's setting name.
+    pub setting: String,
+    /// Value before.
+    pub old: String,
+    /// Value after.
+    pub new: String,
+}
+
+impl From<&SettingChange> for Change {
+    /// Durations, which the report gives in ms, are written as in the yml (`5s`).
+    fn from(c: &SettingChange) -> Self {
+        let value = |v: &str| match v.parse::<u64>() {
+            Ok(ms) if c.setting.contains("Duration") => show(Duration::from_millis(ms)),
+            _ => v.to_string(),
+        };
+        Change {
+            instance: c.instance.clone(),
+            setting: c.setting.clone(),
+            old: value(&c.old),
+            new: value(&c.new),
+        }
     }
-    let warnings = loaded.warnings.iter().map(|w| w.to_string()).collect();
-    Ok((text, loaded.config, warnings))
-}
-
-type CoreConfigs = (CircuitBreakerConfig, Vec<(String, CircuitBreakerConfig)>);
-
-fn to_core(i: &ResolvedInstance, catalog: &ErrorCatalog) -> Result<CircuitBreakerConfig, String> {
-    i.to_core_config(catalog)
-        .map_err(|e| format!("circuit breaker '{}': {e}", i.name))
-}
-
-fn to_core_all(resolved: &ResolvedConfig, catalog: &ErrorCatalog) -> Result<CoreConfigs, String> {
-    let default = match &resolved.default_config {
-        Ok(d) => to_core(d, catalog)?,
-        Err(e) => return Err(e.to_string()),
-    };
-    let instances = resolved
-        .instances
-        .iter()
-        .map(|(name, i)| Ok((name.clone(), to_core(i, catalog)?)))
-        .collect::<Result<_, String>>()?;
-    Ok((default, instances))
-}
-
-/// The settings a person reads, as the yml would write them.
-pub fn settings(i: &ResolvedInstance) -> Vec<(&'static str, String)> {
-    let d = |d: Duration| show(d);
-    let list = |l: &Option<Vec<String>>| match l {
-        None => "-".to_string(),
-        Some(v) => format!(
-            "[{}]",
-            v.iter()
-                .map(|n| short_class(n))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    vec![
-        (
-            "slidingWindowType",
-            i.sliding_window_type.value.name().to_string(),
-        ),
-        ("slidingWindowSize", i.sliding_window_size.value.to_string()),
-        (
-            "minimumNumberOfCalls",
-            i.minimum_number_of_calls.value.to_string(),
-        ),
-        (
-            "failureRateThreshold",
-            format!("{}", i.failure_rate_threshold.value),
-        ),
-        (
-            "waitDurationInOpenState",
-            d(i.wait_duration_in_open_state.value),
-        ),
-        (
-            "permittedNumberOfCallsInHalfOpenState",
-            i.permitted_number_of_calls_in_half_open_state
-                .value
-                .to_string(),
-        ),
-        (
-            "automaticTransitionFromOpenToHalfOpenEnabled",
-            i.automatic_transition_from_open_to_half_open_enabled
-                .value
-                .to_string(),
-        ),
-        (
-            "slowCallRateThreshold",
-            format!("{}", i.slow_call_rate_threshold.value),
-        ),
-        (
-            "slowCallDurationThreshold",
-            d(i.slow_call_duration_threshold.value),
-        ),
-        (
-            "maxWaitDurationInHalfOpenState",
-            d(i.max_wait_duration_in_half_open_state.value),
-        ),
-        ("recordExceptions", list(&i.record_exceptions.value)),
-        ("ignoreExceptions", list(&i.ignore_exceptions.value)),
-    ]
 }
 
 /// `org.springframework.web.client.HttpClientErrorException` -> `HttpClientErrorException`.
 pub fn short_class(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
-}
-
-fn diff(old: &ResolvedConfig, new: &ResolvedConfig) -> Vec<Change> {
-    let mut out = Vec::new();
-    let mut names: Vec<&String> = old.instances.keys().chain(new.instances.keys()).collect();
-    names.sort();
-    names.dedup();
-    let pairs = names
-        .into_iter()
-        .map(|n| (n.as_str(), old.config_for(n), new.config_for(n)))
-        .chain([(
-            "default",
-            old.default_config.as_ref().ok(),
-            new.default_config.as_ref().ok(),
-        )]);
-    for (name, before, after) in pairs {
-        let (Some(before), Some(after)) = (before, after) else {
-            continue;
-        };
-        for ((setting, o), (_, n)) in settings(before).into_iter().zip(settings(after)) {
-            if o != n {
-                out.push(Change {
-                    instance: name.to_string(),
-                    setting,
-                    old: o,
-                    new: n,
-                });
-            }
-        }
-    }
-    out
 }
 
 /// Rewrites the value of the setting `key` (any spelling) written at `origin` to `value`,
