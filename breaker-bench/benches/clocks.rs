@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime};
 
-use breaker::SystemClock;
+use breaker::{Clock, SystemClock};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn clocks(c: &mut Criterion) {
@@ -16,9 +16,12 @@ fn clocks(c: &mut Criterion) {
 
     g.bench_function("std_instant_now", |b| b.iter(Instant::now));
     g.bench_function("std_system_time_now", |b| b.iter(SystemTime::now));
-    let system = SystemClock::shared();
-    g.bench_function("breaker_system_clock", |b| {
+    let system = SystemClock::new();
+    g.bench_function("breaker_system_clock_now_exact", |b| {
         b.iter(|| black_box(&system).now_nanos())
+    });
+    g.bench_function("breaker_system_clock_recent_cached", |b| {
+        b.iter(|| black_box(&system).recent_nanos())
     });
 
     let q = quanta::Clock::new();

@@ -168,6 +168,7 @@ impl CircuitBreaker {
             if fast != 0 {
                 m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
             }
+            m.set_quiet(!self.inner.subscribers.any());
             let r = f(&mut m, now, &mut sink);
             let word = pack(m.state(), m.generation());
             if self.inner.word.load(Ordering::Relaxed) != word {

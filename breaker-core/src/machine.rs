@@ -259,6 +259,9 @@ pub(crate) struct Machine {
     slow_call_rate_published: bool,
     /// A timer armed by the last operation, for an external scheduler to wake up at.
     armed_timer: Option<u64>,
+    /// Nobody subscribed: skip building the per-call events (SUCCESS, ERROR, ...) that only
+    /// subscribers see. Transitions and resets are still pushed.
+    quiet: bool,
 }
 
 impl Machine {
@@ -278,6 +281,7 @@ impl Machine {
             failure_rate_published: false,
             slow_call_rate_published: false,
             armed_timer: None,
+            quiet: false,
         };
         match m.config.initial_state {
             State::Closed => {}
@@ -319,8 +323,18 @@ impl Machine {
         }
     }
 
+    /// Whether the per-call events are built (someone subscribed), set before every
+    /// operation.
+    #[inline]
+    pub fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+    }
+
     #[inline]
     fn publish(&self, sink: &mut EventSink, kind: EventKind) {
+        if self.quiet && !kind.event_type().force_publish() {
+            return;
+        }
         if kind.event_type().force_publish() || self.state.allow_publish() {
             sink.push(kind);
         }
@@ -330,7 +344,14 @@ impl Machine {
 
     /// Fires every timer due at `now`, earliest first, each with the clock reading its own
     /// deadline.
+    #[inline]
     pub fn fire_due_timers(&mut self, now: u64, sink: &mut EventSink) {
+        if matches!(self.state, State::HalfOpen | State::Open) {
+            self.fire_due_timers_slow(now, sink);
+        }
+    }
+
+    fn fire_due_timers_slow(&mut self, now: u64, sink: &mut EventSink) {
         loop {
             match self.state {
                 State::HalfOpen => match self.half_open_timer_at {

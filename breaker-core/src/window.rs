@@ -62,19 +62,26 @@ impl CountWindow {
     #[inline]
     pub fn record(&mut self, failed: bool, slow: bool) {
         let code = (failed as u8 * FAILED) | (slow as u8 * SLOW);
-        if self.len == self.ring.len() {
-            let old = self.ring[self.head];
-            self.totals
-                .sub(Totals::one(old & FAILED != 0, old & SLOW != 0));
+        // The code that falls out of a full ring (none while it fills: 0 counts nothing).
+        let old = if self.len == self.ring.len() {
+            self.ring[self.head]
         } else {
             self.len += 1;
-        }
+            self.totals.calls += 1;
+            0
+        };
         self.ring[self.head] = code;
         self.head += 1;
         if self.head == self.ring.len() {
             self.head = 0;
         }
-        self.totals.add(Totals::one(failed, slow));
+        // One read-modify-write per counter, added before subtracted so nothing underflows
+        // (a set bit in `old` was counted in the totals).
+        let both = |c: u8| (c == FAILED | SLOW) as u32;
+        let t = &mut self.totals;
+        t.failed = t.failed + u32::from(code & FAILED) - u32::from(old & FAILED);
+        t.slow = t.slow + u32::from(code >> 1) - u32::from(old >> 1);
+        t.slow_failed = t.slow_failed + both(code) - both(old);
     }
 }
 
