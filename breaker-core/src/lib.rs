@@ -39,6 +39,9 @@
 //! - **OPEN entered from FORCED_OPEN or DISABLED starts a fresh window.** Resilience4j hands
 //!   OPEN the zero-size window of those states and a late result then throws
 //!   `ArithmeticException`.
+//! - The default [`SystemClock`] hands out a reading cached by a background thread every
+//!   millisecond, so durations, deadlines and window buckets are exact to about 1 ms (see
+//!   [`SystemClock::precise`] for exact readings).
 //! - Setting an exception list on a builder made from a base config replaces the base's
 //!   list, as Resilience4j's Spring layer does (plain `from(base)` in Java ORs them).
 //!
