@@ -9,7 +9,6 @@ use crate::convert;
 use crate::duration;
 use crate::error::{ConfigError, Warning};
 use crate::keys::{self, Id, Kind};
-use crate::model::{SlidingWindowType, State};
 use crate::origin::Origin;
 use crate::placeholders::Resolver;
 use crate::property::{Document, Property};
@@ -345,10 +344,10 @@ fn convert_scalar(kind: Kind, text: &str) -> Result<Val, &'static str> {
             "a whole number of ms, or a number with a unit ns, us, ms, s, m, h, d (e.g. 500ms, 10s), or ISO-8601 (PT10S); no decimals"
         })?),
         Kind::WindowType => Val::Window(
-            convert::lenient_enum(text, &SlidingWindowType::CONSTANTS)
+            convert::lenient_enum(text, &crate::model::SLIDING_WINDOW_TYPES)
                 .ok_or("COUNT_BASED or TIME_BASED (any case, '-' or '_' ignored)")?,
         ),
-        Kind::State => Val::State(convert::lenient_enum(text, &State::CONSTANTS).ok_or(
+        Kind::State => Val::State(convert::lenient_enum(text, &crate::model::STATES).ok_or(
             "CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN or METRICS_ONLY (any case, '-' or '_' ignored)",
         )?),
         Kind::ClassList => Val::Names(convert::class_list(text)),

@@ -8,69 +8,23 @@ use std::time::Duration;
 use crate::error::ConfigError;
 use crate::origin::Origin;
 
-/// Resilience4j `SlidingWindowType`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SlidingWindowType {
-    /// `COUNT_BASED`: the window holds the last N calls.
-    CountBased,
-    /// `TIME_BASED`: the window holds the calls of the last N seconds.
-    TimeBased,
-}
+pub use breaker_core::{SlidingWindowType, State};
 
-impl SlidingWindowType {
-    /// Resilience4j's constant name (`COUNT_BASED`, `TIME_BASED`).
-    pub fn name(self) -> &'static str {
-        match self {
-            SlidingWindowType::CountBased => "COUNT_BASED",
-            SlidingWindowType::TimeBased => "TIME_BASED",
-        }
-    }
+/// The constant names Spring's lenient enum binding compares against.
+pub(crate) const SLIDING_WINDOW_TYPES: [(&str, SlidingWindowType); 2] = [
+    ("COUNT_BASED", SlidingWindowType::CountBased),
+    ("TIME_BASED", SlidingWindowType::TimeBased),
+];
 
-    pub(crate) const CONSTANTS: [(&'static str, SlidingWindowType); 2] = [
-        ("COUNT_BASED", SlidingWindowType::CountBased),
-        ("TIME_BASED", SlidingWindowType::TimeBased),
-    ];
-}
-
-/// Resilience4j `CircuitBreaker.State`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum State {
-    /// `CLOSED`
-    Closed,
-    /// `OPEN`
-    Open,
-    /// `HALF_OPEN`
-    HalfOpen,
-    /// `DISABLED`
-    Disabled,
-    /// `FORCED_OPEN`
-    ForcedOpen,
-    /// `METRICS_ONLY`
-    MetricsOnly,
-}
-
-impl State {
-    /// Resilience4j's constant name (`CLOSED`, `HALF_OPEN`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Closed => "CLOSED",
-            State::Open => "OPEN",
-            State::HalfOpen => "HALF_OPEN",
-            State::Disabled => "DISABLED",
-            State::ForcedOpen => "FORCED_OPEN",
-            State::MetricsOnly => "METRICS_ONLY",
-        }
-    }
-
-    pub(crate) const CONSTANTS: [(&'static str, State); 6] = [
-        ("CLOSED", State::Closed),
-        ("OPEN", State::Open),
-        ("HALF_OPEN", State::HalfOpen),
-        ("DISABLED", State::Disabled),
-        ("FORCED_OPEN", State::ForcedOpen),
-        ("METRICS_ONLY", State::MetricsOnly),
-    ];
-}
+/// The constant names of the six states, for lenient enum binding.
+pub(crate) const STATES: [(&str, State); 6] = [
+    ("CLOSED", State::Closed),
+    ("OPEN", State::Open),
+    ("HALF_OPEN", State::HalfOpen),
+    ("DISABLED", State::Disabled),
+    ("FORCED_OPEN", State::ForcedOpen),
+    ("METRICS_ONLY", State::MetricsOnly),
+];
 
 /// How the OPEN-state wait grows with each consecutive opening (Resilience4j
 /// `waitIntervalFunctionInOpenState`). The initial wait is `waitDurationInOpenState`.

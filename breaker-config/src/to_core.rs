@@ -5,19 +5,8 @@ use breaker_core::{
     CircuitBreakerConfig, CircuitBreakerConfigBuilder, ErrorCatalog, IntervalFunction,
 };
 
-use crate::model::{ResolvedConfig, ResolvedInstance, SlidingWindowType, State, WaitInterval};
+use crate::model::{ResolvedConfig, ResolvedInstance, WaitInterval};
 use crate::UnclaimedName;
-
-fn state(s: State) -> breaker_core::State {
-    match s {
-        State::Closed => breaker_core::State::Closed,
-        State::Open => breaker_core::State::Open,
-        State::HalfOpen => breaker_core::State::HalfOpen,
-        State::Disabled => breaker_core::State::Disabled,
-        State::ForcedOpen => breaker_core::State::ForcedOpen,
-        State::MetricsOnly => breaker_core::State::MetricsOnly,
-    }
-}
 
 fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
@@ -38,20 +27,17 @@ impl ResolvedInstance {
             .permitted_number_of_calls_in_half_open_state(i64::from(
                 self.permitted_number_of_calls_in_half_open_state.value,
             ))
-            .sliding_window_type(match self.sliding_window_type.value {
-                SlidingWindowType::CountBased => breaker_core::SlidingWindowType::CountBased,
-                SlidingWindowType::TimeBased => breaker_core::SlidingWindowType::TimeBased,
-            })
+            .sliding_window_type(self.sliding_window_type.value)
             .sliding_window_size(i64::from(self.sliding_window_size.value))
             .minimum_number_of_calls(i64::from(self.minimum_number_of_calls.value))
             .automatic_transition_from_open_to_half_open_enabled(
                 self.automatic_transition_from_open_to_half_open_enabled
                     .value,
             )
-            .transition_to_state_after_wait_duration(state(
+            .transition_to_state_after_wait_duration(
                 self.transition_to_state_after_wait_duration.value,
-            ))
-            .initial_state(state(self.initial_state.value))
+            )
+            .initial_state(self.initial_state.value)
             .error_catalog(catalog.clone());
         b = match self.wait_interval_in_open_state.value {
             WaitInterval::Constant => b.wait_duration_in_open_state(wait),

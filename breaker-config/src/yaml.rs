@@ -22,31 +22,7 @@ enum Node {
     Map(Vec<(Spanned<Node>, Spanned<Node>)>),
 }
 
-/// Formats a float the way Java's `Double.toString` does for common values (`50.0`, `0.5`,
-/// `1.0E10`), because Spring converts YAML numbers to text that way before binding.
-pub(crate) fn java_double(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    let a = v.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        format!("{v:?}")
-    } else {
-        let s = format!("{v:e}");
-        match s.split_once('e') {
-            Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
-            Some((m, e)) => format!("{m}.0E{e}"),
-            None => s,
-        }
-    }
-}
+pub(crate) use breaker_core::java_double;
 
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -324,14 +300,6 @@ mod tests {
             ]
         );
         assert_eq!(docs[1], vec![("g".into(), "2000".into(), 7, 4)]);
-    }
-
-    #[test]
-    fn java_double_formatting() {
-        assert_eq!(java_double(50.0), "50.0");
-        assert_eq!(java_double(0.5), "0.5");
-        assert_eq!(java_double(1e10), "1.0E10");
-        assert_eq!(java_double(1.5e-5), "1.5E-5");
     }
 
     #[test]

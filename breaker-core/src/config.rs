@@ -10,6 +10,7 @@ use crate::classify::{predicate, AnyPredicate, ErrorCatalog, Outcome};
 use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
 use crate::interval::IntervalFunction;
+use crate::java::java_float;
 use crate::state::State;
 
 /// The kind of sliding window that aggregates outcomes in CLOSED and METRICS_ONLY
@@ -725,38 +726,6 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// Formats an `f32` as Java's `Float.toString` does (`0.0`, `-5.0`, `100.5`, `1.0E-4`).
-pub fn java_float(v: f32) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    let a = v.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{v}");
-        if s.contains('.') {
-            s
-        } else {
-            format!("{s}.0")
-        }
-    } else {
-        let s = format!("{v:e}");
-        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let mantissa = if mantissa.contains('.') {
-            mantissa.to_string()
-        } else {
-            format!("{mantissa}.0")
-        };
-        format!("{mantissa}E{exp}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -776,15 +745,6 @@ mod tests {
         assert_eq!(c.wait_duration_in_open_state(), Duration::from_secs(60));
         assert!(!c.automatic_transition_from_open_to_half_open_enabled());
         assert_eq!(c.initial_state(), State::Closed);
-    }
-
-    #[test]
-    fn java_float_formatting() {
-        assert_eq!(java_float(0.0), "0.0");
-        assert_eq!(java_float(-5.0), "-5.0");
-        assert_eq!(java_float(100.5), "100.5");
-        assert_eq!(java_float(33.333332), "33.333332");
-        assert_eq!(java_float(1e-4), "1.0E-4");
     }
 
     #[test]

@@ -174,12 +174,12 @@ impl fmt::Display for CircuitBreakerEvent {
             EventKind::FailureRateExceeded { failure_rate } => write!(
                 f,
                 "CircuitBreaker '{n}' exceeded failure rate threshold. Current failure rate: {}",
-                crate::config::java_float(failure_rate)
+                crate::java::java_float(failure_rate)
             ),
             EventKind::SlowCallRateExceeded { slow_call_rate } => write!(
                 f,
                 "CircuitBreaker '{n}' exceeded slow call rate threshold. Current slow call rate: {}",
-                crate::config::java_float(slow_call_rate)
+                crate::java::java_float(slow_call_rate)
             ),
         }
     }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::java::java_double;
+
 /// How long an OPEN breaker waits before it admits trial calls, as a function of the attempt
 /// number (Resilience4j's `waitIntervalFunctionInOpenState`).
 ///
@@ -158,15 +160,6 @@ fn randomize(current: f64, factor: f64) -> u64 {
 
 fn cap(v: u64, max: Option<u64>) -> u64 {
     max.map_or(v, |m| v.min(m))
-}
-
-fn java_double(v: f64) -> String {
-    let s = format!("{v}");
-    if s.contains('.') || s.contains('e') || s.contains("inf") || s.contains("NaN") {
-        s
-    } else {
-        format!("{s}.0")
-    }
 }
 
 #[cfg(test)]

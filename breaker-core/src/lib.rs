@@ -72,6 +72,7 @@ mod config;
 mod error;
 mod events;
 mod interval;
+mod java;
 mod machine;
 mod metrics;
 mod permit;
@@ -86,8 +87,7 @@ pub use call::BoxedCall;
 pub use classify::{ErrorCatalog, Outcome};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{
-    defaults, java_float, CircuitBreakerConfig, CircuitBreakerConfigBuilder, SignedDuration,
-    SlidingWindowType,
+    defaults, CircuitBreakerConfig, CircuitBreakerConfigBuilder, SignedDuration, SlidingWindowType,
 };
 pub use error::{CallError, CallNotPermitted, ConfigError, IllegalStateTransition};
 pub use events::{
@@ -95,6 +95,7 @@ pub use events::{
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
 pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
+pub use java::{java_double, java_float};
 pub use metrics::Metrics;
 pub use permit::Permit;
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
