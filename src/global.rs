@@ -1,10 +1,12 @@
 //! The process-global registry that `#[circuit_breaker]` uses when no `registry = ...` is
 //! given.
 //!
-//! It is set once, either explicitly with [`init`] (do this at startup, before the first
-//! protected call), or on first use by [`global`], which loads the configuration from the file
-//! named by the `BREAKER_CONFIG` environment variable, else from `application.yml` in the
-//! working directory, else uses Resilience4j's defaults.
+//! It is set once: explicitly at startup, before the first protected call, with
+//! [`init_from_file`] (a Spring file and the [`ErrorCatalog`](crate::ErrorCatalog) that binds
+//! its exception names) or [`init`] (any registry); or on first use by [`global`], which loads
+//! the file named by the `BREAKER_CONFIG` environment variable, else the Spring files of the
+//! working directory ([`default_config_files`]), else uses Resilience4j's defaults. Files are
+//! watched and reloaded when they change.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -16,7 +18,8 @@ static GLOBAL: OnceLock<Registry> = OnceLock::new();
 /// The environment variable naming the config file the global registry loads on first use.
 pub const CONFIG_ENV: &str = "BREAKER_CONFIG";
 
-/// The file the global registry loads on first use when [`CONFIG_ENV`] is not set.
+/// The main file the global registry looks for on first use when [`CONFIG_ENV`] is not set
+/// (see [`default_config_files`] for all of them).
 pub const DEFAULT_CONFIG_FILE: &str = "application.yml";
 
 /// [`init`] was called after the global registry was already set (by an earlier `init`, or by
@@ -47,51 +50,148 @@ pub fn init(registry: Registry) -> Result<(), AlreadyInitialized> {
 /// The process-global registry, loaded on first use if [`init`] was not called.
 ///
 /// # Panics
-/// On first use without [`init`], if the config file exists but cannot be read or is invalid:
-/// running with defaults instead of the configuration you wrote would be worse. Call [`init`]
-/// at startup to handle such errors yourself.
+/// On first use without [`init`] / [`init_from_file`], if `BREAKER_CONFIG` names no file, or
+/// a config file cannot be read, is invalid, or names exceptions (no catalog is known on this
+/// path): running with other settings than the ones you wrote would be worse. Call
+/// [`init_from_file`] at startup to handle such errors yourself.
 pub fn global() -> &'static Registry {
     GLOBAL.get_or_init(load_from_environment)
 }
 
-/// The registry [`global`] creates when nothing was initialised.
-fn load_from_environment() -> Registry {
-    let path = std::env::var_os(CONFIG_ENV)
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(DEFAULT_CONFIG_FILE));
-    load_file(&path)
+/// Loads `path` (a `.yml`, `.yaml` or `.properties` Spring file) with `catalog`, watches it
+/// for changes, and makes it the global registry that `#[circuit_breaker]` fns use. Call it
+/// at startup, before the first protected call, when the file names exceptions
+/// (`recordExceptions` / `ignoreExceptions`): the catalog says which Rust errors answer to
+/// those names.
+///
+/// # Errors
+/// [`InitError::Load`] when the file cannot be read or parsed, a setting is invalid, or an
+/// exception name is not claimed by `catalog`; [`InitError::AlreadyInitialized`] when the
+/// global registry was set before.
+pub fn init_from_file(
+    path: impl AsRef<std::path::Path>,
+    catalog: breaker_core::ErrorCatalog,
+) -> Result<&'static breaker_config::LiveConfig, InitError> {
+    if GLOBAL.get().is_some() {
+        return Err(InitError::AlreadyInitialized(AlreadyInitialized));
+    }
+    let (live, watch) = load_live(&[path.as_ref().to_path_buf()], catalog)?;
+    init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
+    let _ = LIVE.set((live, watch));
+    Ok(global_live_config().expect("just set"))
 }
 
-/// The live config behind the global registry when it was loaded from a file on first use.
+/// The error of [`init_from_file`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum InitError {
+    /// The global registry was already set.
+    AlreadyInitialized(AlreadyInitialized),
+    /// The file could not be loaded.
+    Load(breaker_config::RegistryLoadError),
+}
+
+impl fmt::Display for InitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitError::AlreadyInitialized(e) => e.fmt(f),
+            InitError::Load(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for InitError {}
+
+impl From<breaker_config::RegistryLoadError> for InitError {
+    fn from(e: breaker_config::RegistryLoadError) -> Self {
+        InitError::Load(e)
+    }
+}
+
+/// The live config behind the global registry when it was loaded from files.
 static LIVE: OnceLock<(breaker_config::LiveConfig, Option<breaker_config::Watch>)> =
     OnceLock::new();
 
-/// The [`LiveConfig`](breaker_config::LiveConfig) the global registry was loaded from on first
-/// use (to read [`last_reload_error`](breaker_config::LiveConfig::last_reload_error) or
-/// reload by hand); `None` when [`init`] set it or no config file was found.
+/// The [`LiveConfig`](breaker_config::LiveConfig) the global registry was loaded from (by
+/// [`init_from_file`] or on first use), to read
+/// [`last_reload_error`](breaker_config::LiveConfig::last_reload_error) or reload by hand;
+/// `None` when [`init`] set it or no config file was found.
 pub fn global_live_config() -> Option<&'static breaker_config::LiveConfig> {
     LIVE.get().map(|(live, _)| live)
 }
 
-/// Loads `path` into a new registry and watches it for changes (reloaded all or nothing);
-/// a missing file gives a registry with Resilience4j's defaults.
-fn load_file(path: &std::path::Path) -> Registry {
-    if !path.exists() {
-        return Registry::new();
-    }
-    let live = breaker_config::LiveConfig::load(
-        &[path],
-        breaker_config::Loader::new(),
-        breaker_core::ErrorCatalog::new(),
-    )
-    .unwrap_or_else(|e| panic!("breaker: cannot load {}: {e}", path.display()));
+fn load_live(
+    paths: &[std::path::PathBuf],
+    catalog: breaker_core::ErrorCatalog,
+) -> Result<
+    (breaker_config::LiveConfig, Option<breaker_config::Watch>),
+    breaker_config::RegistryLoadError,
+> {
+    let live = breaker_config::LiveConfig::load(paths, breaker_config::Loader::new(), catalog)?;
     let watch = live
         .watch(std::time::Duration::from_millis(200))
-        .map_err(|e| tracing::warn!("breaker: not watching {}: {e}", path.display()))
+        .map_err(|e| tracing::warn!("breaker: not watching {paths:?}: {e}"))
         .ok();
-    let registry = live.registry().clone();
-    let _ = LIVE.set((live, watch));
-    registry
+    Ok((live, watch))
+}
+
+/// The files Spring Boot would read from the working directory, lowest precedence first:
+/// `application.{yml,yaml,properties}` in `.` then in `./config`, then the same for every
+/// profile in `SPRING_PROFILES_ACTIVE` (`application-<profile>.yml`, ...). Only existing
+/// files are returned.
+pub fn default_config_files() -> Vec<std::path::PathBuf> {
+    let profiles: Vec<String> = std::env::var("SPRING_PROFILES_ACTIVE")
+        .map(|v| {
+            v.split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let stems = std::iter::once("application".to_string())
+        .chain(profiles.iter().map(|p| format!("application-{p}")));
+    let mut files = Vec::new();
+    for stem in stems {
+        for dir in [".", "config"] {
+            for ext in ["yml", "yaml", "properties"] {
+                let p = std::path::Path::new(dir).join(format!("{stem}.{ext}"));
+                if p.is_file() {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    files
+}
+
+/// The registry [`global`] creates when nothing was initialised: the file named by
+/// [`CONFIG_ENV`] (which must exist), else [`default_config_files`], else Resilience4j's
+/// defaults.
+fn load_from_environment() -> Registry {
+    let files = match std::env::var_os(CONFIG_ENV) {
+        Some(p) => {
+            let p = std::path::PathBuf::from(p);
+            if !p.is_file() {
+                panic!(
+                    "breaker: {CONFIG_ENV}={} names no file; fix the variable or unset it to \
+                     read application.yml from the working directory",
+                    p.display()
+                );
+            }
+            vec![p]
+        }
+        None => default_config_files(),
+    };
+    if files.is_empty() {
+        return Registry::new();
+    }
+    match load_live(&files, breaker_core::ErrorCatalog::new()) {
+        Ok((live, watch)) => {
+            let registry = live.registry().clone();
+            let _ = LIVE.set((live, watch));
+            registry
+        }
+        Err(e) => panic!("breaker: cannot load {files:?}: {e}"),
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ mod global;
 
 pub use breaker_macros::circuit_breaker;
 pub use global::{
-    global, global_live_config, init, AlreadyInitialized, CONFIG_ENV, DEFAULT_CONFIG_FILE,
+    default_config_files, global, global_live_config, init, init_from_file, AlreadyInitialized,
+    InitError, CONFIG_ENV, DEFAULT_CONFIG_FILE,
 };
 
 /// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.

@@ -9,6 +9,14 @@ fn global_registry_loads_and_watches_the_configured_file() {
     let path = dir.path().join("application.yml");
     let yaml = "resilience4j.circuitbreaker.instances.paymentService:\n  sliding-window-size: 7\n  wait-duration-in-open-state: 5s\n";
     std::fs::write(&path, yaml).unwrap();
+
+    // A variable naming a missing file is an error, not silently the defaults.
+    std::env::set_var(breaker::CONFIG_ENV, dir.path().join("missing.yml"));
+    let panic = std::panic::catch_unwind(breaker::global).unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("BREAKER_CONFIG="), "{message}");
+    assert!(message.contains("names no file"), "{message}");
+
     std::env::set_var(breaker::CONFIG_ENV, &path);
 
     let cb = breaker::global()

@@ -113,6 +113,15 @@ pub struct LiveConfig {
     inner: Arc<LiveInner>,
 }
 
+impl fmt::Debug for LiveConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LiveConfig")
+            .field("paths", &self.inner.paths)
+            .field("registry", &self.inner.registry)
+            .finish_non_exhaustive()
+    }
+}
+
 fn read_all(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
     paths.iter().map(|p| std::fs::read(p).ok()).collect()
 }
@@ -122,7 +131,8 @@ impl LiveConfig {
     /// instances are all created.
     ///
     /// # Errors
-    /// [`RegistryLoadError`] when a file cannot be read or parsed, or a setting is invalid.
+    /// [`RegistryLoadError`] when a file cannot be read or parsed, a setting is invalid, or
+    /// an exception name is not claimed by `catalog`.
     pub fn load<P: AsRef<Path>>(
         paths: &[P],
         loader: Loader,
@@ -134,9 +144,6 @@ impl LiveConfig {
         let registry = registry_from_loaded(&loaded, &catalog)?;
         for w in &loaded.warnings {
             tracing::warn!("{w}");
-        }
-        for u in loaded.config.unclaimed_in_catalog(&catalog) {
-            tracing::warn!("{u}");
         }
         Ok(LiveConfig {
             inner: Arc::new(LiveInner {
@@ -161,19 +168,10 @@ impl LiveConfig {
         &self.inner.paths
     }
 
-    /// The warnings of the config in force (unknown keys, exception names that the catalog
-    /// does not claim).
+    /// The warnings of the config in force (unknown keys, Java predicate classes).
     pub fn warnings(&self) -> Vec<String> {
         let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
-        let mut w: Vec<String> = cur.loaded.warnings.iter().map(Warning::to_string).collect();
-        w.extend(
-            cur.loaded
-                .config
-                .unclaimed_in_catalog(&self.inner.catalog)
-                .iter()
-                .map(ToString::to_string),
-        );
-        w
+        cur.loaded.warnings.iter().map(Warning::to_string).collect()
     }
 
     /// Reads the files again and applies them, even if unchanged.

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use breaker_core::{CircuitBreakerConfig, ErrorCatalog, Registry};
 
+use crate::catalog::UnclaimedName;
 use crate::error::{ConfigError, LoadError};
 use crate::load::{Format, Loaded, Loader};
 
@@ -19,6 +20,40 @@ pub enum RegistryLoadError {
     /// error is listed, each with its file, line, column and key.
     #[error("{}", list(.0))]
     Invalid(Vec<ConfigError>),
+    /// `recordExceptions` / `ignoreExceptions` name exceptions that no Rust error answers to
+    /// (nothing in the [`ErrorCatalog`] claims them), so errors would be classified
+    /// differently than in Java. Spring Boot likewise refuses to start on an unknown class.
+    #[error("{}", unclaimed(.0))]
+    UnclaimedExceptionNames(Vec<UnclaimedName>),
+}
+
+fn unclaimed(names: &[UnclaimedName]) -> String {
+    // The same written name is inherited by several instances: report each place once.
+    let mut seen = Vec::new();
+    let mut lines = String::new();
+    for n in names {
+        let key = (n.name.clone(), n.origin.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        lines.push_str("\n  ");
+        if let Some(o) = &n.origin {
+            lines.push_str(&format!("{o}: "));
+        }
+        lines.push_str(&format!("'{}'", n.name));
+    }
+    format!(
+        "{} exception name{} in recordExceptions / ignoreExceptions answer to no Rust error, so \
+         errors would be classified differently than in Java:{lines}\n\
+         Register the errors that answer to each name in an ErrorCatalog, e.g. \
+         ErrorCatalog::new().register(\"java.io.IOException\", |e: &MyError| matches!(e, MyError::Io(_))), \
+         or .acknowledge(name) for a Java-only exception, and load the file with it \
+         (breaker::init_from_file(path, catalog), LiveConfig::load(paths, loader, catalog) or \
+         Registry::from_file_with(path, loader, catalog)).",
+        seen.len(),
+        if seen.len() == 1 { "" } else { "s" }
+    )
 }
 
 fn list(errors: &[ConfigError]) -> String {
@@ -60,7 +95,9 @@ impl CoreConfigs {
 ///
 /// # Errors
 /// [`RegistryLoadError::Invalid`] with every error of the file when any instance, the
-/// default config or a named config is invalid: all or nothing.
+/// default config or a named config is invalid: all or nothing;
+/// [`RegistryLoadError::UnclaimedExceptionNames`] when an exception name in the file is not
+/// claimed by `catalog`.
 pub fn core_configs(
     loaded: &Loaded,
     catalog: &ErrorCatalog,
@@ -68,6 +105,10 @@ pub fn core_configs(
     let errors: Vec<ConfigError> = loaded.config.all_errors().into_iter().cloned().collect();
     if !errors.is_empty() {
         return Err(RegistryLoadError::Invalid(errors));
+    }
+    let unclaimed = loaded.config.unclaimed_in_catalog(catalog);
+    if !unclaimed.is_empty() {
+        return Err(RegistryLoadError::UnclaimedExceptionNames(unclaimed));
     }
     // The resolver already ran every instance through breaker-core's builder; this only
     // fails if the catalog changes that, which it cannot today.
@@ -146,7 +187,9 @@ pub fn registry_from_loaded(
 /// ```
 pub trait RegistryFromFile: Sized {
     /// Loads `path` (`.yml`, `.yaml` or `.properties`) with the process environment and
-    /// `SPRING_PROFILES_ACTIVE`; exception names match nothing (no catalog).
+    /// `SPRING_PROFILES_ACTIVE`, without an exception catalog: a file that names exceptions in
+    /// `recordExceptions` / `ignoreExceptions` is refused; use
+    /// [`from_file_with`](Self::from_file_with) and an [`ErrorCatalog`] for those.
     ///
     /// # Errors
     /// [`RegistryLoadError`] when the file cannot be read or parsed, or holds invalid

@@ -12,6 +12,7 @@ use crate::live::LiveInner;
 
 /// A running file watch started by [`LiveConfig::watch`](crate::LiveConfig::watch); dropping
 /// it stops watching.
+#[must_use = "watching stops when the Watch is dropped; keep it alive"]
 pub struct Watch {
     _debouncer: Debouncer<notify::RecommendedWatcher>,
     dirs: Vec<PathBuf>,

@@ -278,3 +278,74 @@ fn event_consumer_buffer_size_reaches_the_registry() {
     }
     assert_eq!(registry.recent_events("small").unwrap().len(), 3);
 }
+
+const WITH_EXCEPTIONS: &str = "
+resilience4j.circuitbreaker:
+  configs:
+    default:
+      recordExceptions:
+        - java.io.IOException
+  instances:
+    a: { minimumNumberOfCalls: 10 }
+    b:
+      ignoreExceptions: com.acme.LegacySoapFault
+";
+
+#[derive(Debug)]
+enum AppError {
+    Io,
+    Parse,
+}
+
+#[test]
+fn exception_names_nothing_claims_are_refused_with_where_they_are() {
+    let err = Registry::from_yaml_str(WITH_EXCEPTIONS).unwrap_err();
+    let RegistryLoadError::UnclaimedExceptionNames(names) = &err else {
+        panic!("expected unclaimed names, got {err}")
+    };
+    // java.io.IOException is inherited by a, b and the default config: one place in the file.
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "2 exception names in recordExceptions / ignoreExceptions answer to no Rust error"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("application.yml:6:11: 'java.io.IOException'"),
+        "{text}"
+    );
+    assert!(
+        text.contains("application.yml:10:25: 'com.acme.LegacySoapFault'"),
+        "{text}"
+    );
+    assert!(names.len() >= 2);
+}
+
+#[test]
+fn a_catalog_binds_the_names_and_acknowledge_accepts_java_only_ones() {
+    let catalog = ErrorCatalog::new()
+        .register("java.io.IOException", |e: &AppError| {
+            matches!(e, AppError::Io)
+        })
+        .acknowledge("com.acme.LegacySoapFault");
+    let loaded = Loader::new()
+        .env(Default::default())
+        .load_str(
+            "application.yml",
+            breaker_config::Format::Yaml,
+            WITH_EXCEPTIONS,
+        )
+        .unwrap();
+    let registry = breaker_config::registry_from_loaded(&loaded, &catalog).unwrap();
+    let a = registry.find("a").unwrap();
+    // recordExceptions lists IOException only: it is a failure, anything else a success.
+    assert_eq!(
+        a.classify::<(), _>(&Err(AppError::Io)),
+        breaker_core::Outcome::Failure
+    );
+    assert_eq!(
+        a.classify::<(), _>(&Err(AppError::Parse)),
+        breaker_core::Outcome::Success
+    );
+}

@@ -74,6 +74,16 @@ impl ErrorCatalog {
         self.register(name, |_: &E| true)
     }
 
+    /// Claims `name` for no error at all: for a Java-only exception in a Spring file
+    /// (`ignoreExceptions: [com.acme.LegacySoapFault]`) that no Rust error corresponds to.
+    /// The name then matches nothing, and loading the file does not report it as unclaimed.
+    pub fn acknowledge(mut self, name: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.by_name)
+            .entry(name.into())
+            .or_default();
+        self
+    }
+
     /// Whether any matcher is registered for `name`. A name in a config file that nothing
     /// claims can never match; breaker-config reports such names when loading.
     pub fn claims(&self, name: &str) -> bool {
