@@ -13,7 +13,7 @@ use crate::origin::Origin;
 use crate::placeholders::Resolver;
 use crate::property::{Document, Property};
 use crate::relaxed::{self, map_key, respell, suggest};
-use crate::validate::{check, Val};
+use crate::validate::{check, conversion_allowed, Val};
 
 /// A converted, validated value and where it is written.
 #[derive(Clone, Debug)]
@@ -54,20 +54,38 @@ struct Entry<'a> {
 
 type Raw<'a> = BTreeMap<Id, Vec<Entry<'a>>>;
 
+/// What [`collect`] gathers for one `configs.<name>` / `instances.<name>` block.
+struct Pending<'a> {
+    block: Block,
+    entries: Raw<'a>,
+    /// Values written on the name itself (`instances.a = 10`, YAML `a: 10`), by document.
+    direct: Vec<(usize, &'a Property)>,
+}
+
 /// Binds the circuit-breaker section of `docs` (lowest precedence first).
 pub(crate) fn bind(
     docs: &[&Document],
     resolver: &Resolver<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Section {
-    let mut raw: BTreeMap<(bool, String), (Block, Raw<'_>)> = BTreeMap::new();
+    let mut raw: BTreeMap<(bool, String), Pending<'_>> = BTreeMap::new();
     for (di, doc) in docs.iter().enumerate() {
         for p in &doc.properties {
             collect(di, p, &mut raw, warnings);
         }
     }
     let mut section = Section::default();
-    for ((is_config, name), (mut block, entries)) in raw {
+    for ((is_config, name), pending) in raw {
+        let Pending {
+            mut block,
+            entries,
+            direct,
+        } = pending;
+        if entries.is_empty() {
+            if let Some(e) = scalar_block(is_config, &direct, resolver) {
+                block.errors.push(e);
+            }
+        }
         for (id, list) in entries {
             convert_entry(id, &list, &block.path.clone(), &mut block, resolver);
         }
@@ -80,10 +98,53 @@ pub(crate) fn bind(
     section
 }
 
+/// Spring binds `instances.<name>` (and `configs.<name>`) to `InstanceProperties`: a value
+/// written on the name itself cannot be converted to one, and with no settings under the name
+/// to bind instead, binding fails. That is almost always a setting indented one level too
+/// little (`slidingWindowSize: 10` beside the instance name instead of under it). A null or
+/// empty value is fine: the block inherits every setting.
+fn scalar_block(
+    is_config: bool,
+    direct: &[(usize, &Property)],
+    resolver: &Resolver<'_>,
+) -> Option<ConfigError> {
+    // Spring reads the property from the highest-precedence document that has it.
+    let top = direct.iter().map(|(d, _)| *d).max()?;
+    let (_, p) = direct.iter().rev().find(|(d, _)| *d == top)?;
+    let text = resolver
+        .resolve(&p.value)
+        .unwrap_or_else(|_| p.value.clone());
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let written = p.name.get(3).map_or("", |e| e.text.as_str());
+    let mut message = format!(
+        "expected a block of circuit-breaker settings under '{written}', found the value '{text}'"
+    );
+    let uniform = relaxed::uniform(written);
+    let is_setting = keys::find(&uniform).is_some()
+        || keys::LEGACY
+            .iter()
+            .any(|(k, _)| relaxed::uniform(k) == uniform);
+    if is_setting {
+        let what = if is_config { "config" } else { "instance" };
+        message.push_str(&format!(
+            "; is this key indented one level too little, or is the {what} name missing before it?"
+        ));
+    }
+    Some(err(
+        p,
+        text,
+        message,
+        "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10), or no value at all to inherit every setting",
+    ))
+}
+
 fn collect<'a>(
     di: usize,
     p: &'a Property,
-    raw: &mut BTreeMap<(bool, String), (Block, Raw<'a>)>,
+    raw: &mut BTreeMap<(bool, String), Pending<'a>>,
     warnings: &mut Vec<Warning>,
 ) {
     let n = &p.name;
@@ -96,7 +157,13 @@ fn collect<'a>(
         false
     } else {
         if !keys::TOP_LEVEL.iter().any(|k| n[2].is(k)) {
-            let mut msg = format!("unknown key {}", n[2].text);
+            // The warning prints the full key first: name the element only when it is not
+            // the key's last one.
+            let mut msg = if n.len() == 3 {
+                "unknown key".to_string()
+            } else {
+                format!("unknown key {}", n[2].text)
+            };
             if let Some(s) = suggest(&n[2].text, keys::TOP_LEVEL.iter().copied()) {
                 msg.push_str(&format!(": did you mean {s}?"));
             }
@@ -122,33 +189,45 @@ fn collect<'a>(
     } else {
         n[2].text.as_str()
     };
-    let (block, entries) = raw.entry((is_config, name.clone())).or_insert_with(|| {
-        (
-            Block {
+    let pending = raw
+        .entry((is_config, name.clone()))
+        .or_insert_with(|| Pending {
+            block: Block {
                 path: format!("resilience4j.circuitbreaker.{section}.{name}"),
                 ..Block::default()
             },
-            BTreeMap::new(),
-        )
-    });
-    let _ = block;
+            entries: BTreeMap::new(),
+            direct: Vec::new(),
+        });
     if n.len() < 5 {
+        pending.direct.push((di, p));
         return;
     }
+    let entries = &mut pending.entries;
     let setting = &n[4];
     let Some((id, camel, kind)) = keys::find(&setting.uniform()) else {
         let legacy = keys::LEGACY
             .iter()
             .find(|(k, _)| relaxed::uniform(k) == setting.uniform());
-        let msg = match legacy {
-            Some((_, advice)) => format!("{} is {advice}", setting.text),
-            None => {
-                let mut m = format!("unknown circuit-breaker setting {}", setting.text);
-                if let Some(s) = suggest(&setting.text, keys::SETTINGS.iter().map(|(_, n, _)| *n)) {
-                    m = format!("{}: did you mean {s}?", setting.text);
-                }
-                format!("{m} (Spring binds nothing for it)")
+        // The warning prints the full key first: name the setting only when the key goes on
+        // past it (`slidingWindowsSize.nested`).
+        let last = n.len() == 5;
+        let suggestion = suggest(&setting.text, keys::SETTINGS.iter().map(|(_, n, _)| *n));
+        let msg = match (legacy, suggestion) {
+            (Some((_, advice)), _) if last => advice.to_string(),
+            (Some((_, advice)), _) => format!("{} is {advice}", setting.text),
+            (None, Some(s)) if last => format!("did you mean {s}? (Spring binds nothing for it)"),
+            (None, Some(s)) => format!(
+                "unknown circuit-breaker setting {}: did you mean {s}? (Spring binds nothing for it)",
+                setting.text
+            ),
+            (None, None) if last => {
+                "unknown circuit-breaker setting (Spring binds nothing for it)".to_string()
             }
+            (None, None) => format!(
+                "unknown circuit-breaker setting {} (Spring binds nothing for it)",
+                setting.text
+            ),
         };
         warnings.push(Warning::new(Some(p.key_origin.clone()), p.key.clone(), msg));
         return;
@@ -167,7 +246,7 @@ fn collect<'a>(
             Some(p.value_origin.clone()),
             p.key.clone(),
             format!(
-                "{camel} names the Java class {}, which cannot be loaded here; give the predicate in code (CircuitBreakerConfigBuilder::{setter})",
+                "the Java class {} cannot be loaded here; give the predicate in code (CircuitBreakerConfigBuilder::{setter})",
                 p.value.trim()
             ),
         ));
@@ -245,6 +324,7 @@ fn convert_entry(
                     Kind::Duration => duration::parse(text).err().unwrap_or_default(),
                     _ => format!("Failed to convert '{text}' to {}", java_type(kind)),
                 };
+                let allowed = conversion_allowed(id, allowed);
                 block.errors.push(err(p, text, message, allowed));
             }
         }

@@ -80,7 +80,8 @@ pub struct Warning {
     pub origin: Option<Origin>,
     /// The full key.
     pub key: String,
-    /// What is wrong, e.g. `slidingWindowsSize: did you mean slidingWindowSize?`.
+    /// What is wrong, e.g. `did you mean slidingWindowSize? (Spring binds nothing for it)`.
+    /// `Display` prints it after the key, so it does not repeat the key.
     pub message: String,
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::error::ConfigError;
 use crate::load::Loaded;
 use crate::model::{ResolvedInstance, Setting, WaitInterval};
 
@@ -88,9 +89,26 @@ pub fn sources_json(i: &ResolvedInstance) -> Value {
     })
 }
 
+/// One error as data: `{"file", "line", "column", "key", "value", "message", "allowed"}`.
+/// `file`, `line` and `column` are `null` when the position is unknown, `value` when the
+/// error has no value.
+pub fn error_json(e: &ConfigError) -> Value {
+    let o = e.origin.as_ref();
+    json!({
+        "file": o.map(|o| o.file.to_string()),
+        "line": o.map(|o| o.line),
+        "column": o.map(|o| o.column),
+        "key": e.key,
+        "value": e.value,
+        "message": e.message,
+        "allowed": e.allowed,
+    })
+}
+
 /// The whole report: `{"instances", "errors", "defaultConfig", "warnings", "sources",
 /// "errorDetails", "profiles"}`. `errors` maps an instance to Resilience4j's message;
-/// `errorDetails` lists every error with file, line, column, key, value and what is allowed.
+/// `errorDetails` lists every error as an object (see [`error_json`]) with file, line,
+/// column, key, value, message and what is allowed.
 pub fn report(loaded: &Loaded) -> Value {
     let c = &loaded.config;
     let mut instances = Map::new();
@@ -115,7 +133,7 @@ pub fn report(loaded: &Loaded) -> Value {
         "errors": errors,
         "defaultConfig": default_config,
         "warnings": loaded.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-        "errorDetails": c.all_errors().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+        "errorDetails": c.all_errors().into_iter().map(error_json).collect::<Vec<_>>(),
         "sources": sources,
         "profiles": c.profiles,
     })

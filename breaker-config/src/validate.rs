@@ -18,6 +18,23 @@ pub(crate) enum Val {
     Text(String),
 }
 
+/// What a count setting (`slidingWindowSize`, `minimumNumberOfCalls`,
+/// `permittedNumberOfCallsInHalfOpenState`, `eventConsumerBufferSize`) accepts: a Java `int`
+/// that its setter requires to be at least 1.
+pub(crate) const COUNT_ALLOWED: &str = "a whole number from 1 to 2147483647";
+
+/// What property `id` accepts when its text does not convert, when that is narrower than what
+/// the Java type allows (`fallback`).
+pub(crate) fn conversion_allowed(id: Id, fallback: &'static str) -> &'static str {
+    match id {
+        Id::SlidingWindowSize
+        | Id::MinimumNumberOfCalls
+        | Id::PermittedNumberOfCallsInHalfOpenState
+        | Id::EventConsumerBufferSize => COUNT_ALLOWED,
+        _ => fallback,
+    }
+}
+
 /// Checks `v` for property `id` as the Spring setter does. On failure returns
 /// `(Spring's message, what is allowed)`.
 pub(crate) fn check(id: Id, v: &Val) -> Result<(), (String, &'static str)> {
@@ -61,19 +78,19 @@ pub(crate) fn check(id: Id, v: &Val) -> Result<(), (String, &'static str)> {
         }
         (Id::SlidingWindowSize, Val::Int(i)) if *i < 1 => fail(
             "slidingWindowSize must be greater than or equal to 1.",
-            "an integer >= 1",
+            COUNT_ALLOWED,
         ),
         (Id::MinimumNumberOfCalls, Val::Int(i)) if *i < 1 => fail(
             "minimumNumberOfCalls must be greater than or equal to 1.",
-            "an integer >= 1",
+            COUNT_ALLOWED,
         ),
         (Id::PermittedNumberOfCallsInHalfOpenState, Val::Int(i)) if *i < 1 => fail(
             "permittedNumberOfCallsInHalfOpenState must be greater than or equal to 1.",
-            "an integer >= 1",
+            COUNT_ALLOWED,
         ),
         (Id::EventConsumerBufferSize, Val::Int(i)) if *i < 1 => fail(
             "eventConsumerBufferSize must be greater than or equal to 1.",
-            "an integer >= 1",
+            COUNT_ALLOWED,
         ),
         (Id::ExponentialBackoffMultiplier, Val::Double(m)) if *m <= 0.0 => Err((
             format!(
