@@ -19,15 +19,20 @@ struct Cli {
 enum Command {
     /// Load Spring Boot files and print every circuit breaker's effective configuration,
     /// where each value came from, the config of names not listed, and the warnings.
-    /// Exits 1 if Spring Boot would refuse the files.
+    /// Exits 1 if Spring Boot would refuse the files (or, with --strict, on any warning).
     Check {
         /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
         /// then spring.profiles.active in the files, then `default`.
         #[arg(long = "profile", value_name = "P")]
         profiles: Vec<String>,
-        /// Print JSON ({"instances", "errors", "defaultConfig", "warnings", ...}).
+        /// Print JSON ({"instances", "errors", "defaultConfig", "warnings", "errorDetails", ...});
+        /// each of "errorDetails" is {"file", "line", "column", "key", "value", "message", "allowed"}.
         #[arg(long)]
         json: bool,
+        /// Treat warnings as errors: exit 1 if there is any warning (an unknown or misspelt
+        /// key, a Resilience4j 1.x key, ...), so CI catches a typo that Spring would ignore.
+        #[arg(long)]
+        strict: bool,
         /// application.yml / .yaml / .properties files; later files override earlier ones.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
@@ -40,12 +45,13 @@ fn main() -> ExitCode {
         Command::Check {
             profiles,
             json,
+            strict,
             files,
-        } => check(profiles, json, &files),
+        } => check(profiles, json, strict, &files),
     }
 }
 
-fn check(profiles: Vec<String>, json: bool, files: &[PathBuf]) -> ExitCode {
+fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> ExitCode {
     let loaded = match breaker_config::Loader::new()
         .profiles(profiles)
         .load_files(files)
@@ -72,7 +78,20 @@ fn check(profiles: Vec<String>, json: bool, files: &[PathBuf]) -> ExitCode {
     for e in &errors {
         eprintln!("error: {e}");
     }
-    if errors.is_empty() {
+    let warnings = &loaded.warnings;
+    if strict {
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        if !warnings.is_empty() {
+            eprintln!(
+                "error: {} warning{} and --strict",
+                warnings.len(),
+                if warnings.len() == 1 { "" } else { "s" }
+            );
+        }
+    }
+    if errors.is_empty() && !(strict && !warnings.is_empty()) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

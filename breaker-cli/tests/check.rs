@@ -129,3 +129,122 @@ fn missing_file_and_usage() {
     let out = breaker(&["check"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn strict_makes_warnings_fail_the_check() {
+    let f = fixture("own/f20_warnings_other_sections.yml");
+    let typo = "f20_warnings_other_sections.yml:19:7: resilience4j.circuitbreaker.instances.a.minimumNumberOfCals: did you mean minimumNumberOfCalls? (Spring binds nothing for it)";
+
+    let out = breaker(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains(&format!("  {}/{typo}\n", f.parent().unwrap().display())),
+        "{s}"
+    );
+
+    let out = breaker(&["check", "--strict", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "warning: {}/{typo}\n",
+            f.parent().unwrap().display()
+        )),
+        "{err}"
+    );
+    assert!(err.ends_with("error: 7 warnings and --strict\n"), "{err}");
+
+    // --json keeps stdout JSON; the exit status still reflects --strict.
+    let out = breaker(&["check", "--strict", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["warnings"].as_array().unwrap().len(), 7);
+
+    // No warnings: --strict passes.
+    let clean = fixture("own/f25_empty_and_null_blocks.yml");
+    let out = breaker(&["check", "--strict", clean.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn help_explains_strict() {
+    let out = breaker(&["check", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("--strict"), "{s}");
+    assert!(
+        s.contains("Treat warnings as errors: exit 1 if there is any warning"),
+        "{s}"
+    );
+}
+
+#[test]
+fn json_error_details_are_objects() {
+    let f = fixture("own/e17_scalar_instance_misindented.yml");
+    let out = breaker(&["check", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let message = "expected a block of circuit-breaker settings under 'slidingWindowSize', found the value '10'; is this key indented one level too little, or is the instance name missing before it?";
+    // `errors` keeps the expected.json shape: one message per instance.
+    assert_eq!(v["errors"]["slidingWindowSize"], message);
+    assert_eq!(
+        v["errors"]["inventory"],
+        "expected a block of circuit-breaker settings under 'inventory', found the value 'default'"
+    );
+    // The instance with nothing under it is valid and inherits everything.
+    assert_eq!(v["instances"]["paymentService"]["slidingWindowSize"], 100);
+    let details = v["errorDetails"]
+        .as_array()
+        .expect("errorDetails is a list");
+    assert_eq!(details.len(), 3);
+    assert_eq!(
+        details[1],
+        serde_json::json!({
+            "file": f.to_str().unwrap(),
+            "line": 6,
+            "column": 22,
+            "key": "resilience4j.circuitbreaker.instances.slidingWindowSize",
+            "value": "10",
+            "message": message,
+            "allowed": "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10), or no value at all to inherit every setting",
+        })
+    );
+    assert_eq!(
+        details[2]["key"],
+        "resilience4j.circuitbreaker.configs.minimumNumberOfCalls"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("error: {}:6:22: resilience4j.circuitbreaker.instances.slidingWindowSize = '10': {message} (allowed: ", f.display())), "{err}");
+}
+
+#[test]
+fn json_error_details_for_a_properties_file_and_a_count_setting() {
+    let f = fixture("own/e18_scalar_instance.properties");
+    let out = breaker(&["check", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    assert_eq!(
+        v["errorDetails"][0]["message"],
+        "expected a block of circuit-breaker settings under 'slidingWindowSize', found the value '10'; is this key indented one level too little, or is the instance name missing before it?"
+    );
+    assert_eq!(v["errorDetails"][0]["line"], 2);
+    assert_eq!(v["errorDetails"][0]["column"], 57);
+
+    let f = fixture("own/e07_conversion_errors.yml");
+    let out = breaker(&["check", "--json", f.to_str().unwrap()]);
+    let v = json(&out);
+    let m = v["errorDetails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["key"] == "resilience4j.circuitbreaker.instances.m.minimumNumberOfCalls")
+        .expect("the minimumNumberOfCalls error");
+    assert_eq!(m["value"], "abc");
+    assert_eq!(m["message"], "Failed to convert 'abc' to java.lang.Integer");
+    assert_eq!(m["allowed"], "a whole number from 1 to 2147483647");
+}
