@@ -79,6 +79,7 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
         eprintln!("error: {e}");
     }
     let warnings = &loaded.warnings;
+    let failed_strict = strict && !warnings.is_empty();
     if strict {
         for w in warnings {
             eprintln!("warning: {w}");
@@ -91,7 +92,7 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
             );
         }
     }
-    if errors.is_empty() && !(strict && !warnings.is_empty()) {
+    if errors.is_empty() && !failed_strict {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
