@@ -9,7 +9,7 @@
 //! lock and the 2-core machine, and fail for reasons unrelated to the example; `cargo test`
 //! builds examples but gives tests no path to them (`CARGO_BIN_EXE_*` is for bins only). The
 //! function run here is the one `main` calls, and the JSON it returns is the `SUMMARY` line
-//! the binary prints.
+//! the binary prints with `--summary-json` (passed here too).
 //!
 //! The reload goes through breaker-config's `LiveConfig` and its file watch.
 //!
@@ -21,7 +21,8 @@
 #[path = "../examples/payment_service/app.rs"]
 mod app;
 
-use serde_json::Value;
+use clap::Parser;
+use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_run_rides_out_the_outage() {
@@ -45,6 +46,7 @@ async fn short_run_rides_out_the_outage() {
         "4s",
         "--events",
         &events_path,
+        "--summary-json",
     ];
     let s = app::run_with_args(args).await.expect("the example runs");
     let f = |path: &str| -> &Value {
@@ -132,4 +134,37 @@ async fn short_run_rides_out_the_outage() {
         "{lines}"
     );
     assert_eq!(moves.len() as f64, num("/transitions"), "{lines}");
+}
+
+#[test]
+fn banner_legend_and_summary_line_texts() {
+    let flags = |extra: &[&str]| {
+        let mut args = vec![
+            "payment_service",
+            "--duration",
+            "9s",
+            "--outage",
+            "3s..7s",
+            "--seed",
+            "7",
+        ];
+        args.extend_from_slice(extra);
+        app::flags::Flags::parse_from(args)
+    };
+    assert_eq!(
+        app::traffic_text(&flags(&[])),
+        "Poisson, 50 req/s for 9s, seed 7; 10% of requests throughout ask for an unknown \
+         currency (404), plus every request from 1s to 2s"
+    );
+    assert_eq!(
+        app::table::LEGEND,
+        "  reached = calls that reached the provider, short = calls the breaker short-circuited,\n  \
+         fallback = answers served by the fallback, 4xx = client errors the breaker ignored"
+    );
+    let summary = json!({"ok": true});
+    assert_eq!(app::summary_line(&flags(&[]), &summary), None);
+    assert_eq!(
+        app::summary_line(&flags(&["--summary-json"]), &summary).as_deref(),
+        Some(r#"SUMMARY {"ok":true}"#)
+    );
 }

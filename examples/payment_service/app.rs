@@ -8,11 +8,11 @@ mod client;
 mod config;
 mod downstream;
 mod events;
-mod flags;
+pub mod flags;
 mod stats;
 mod style;
 mod summary;
-mod table;
+pub mod table;
 mod traffic;
 
 use std::ffi::OsString;
@@ -188,7 +188,38 @@ async fn run(flags: Flags) -> Result<Value, String> {
             "provider_requests": provider.received.load(std::sync::atomic::Ordering::Relaxed),
         }),
     };
-    Ok(summary::report(&inputs))
+    let summary = summary::report(&inputs);
+    if let Some(line) = summary_line(&flags, &summary) {
+        println!("{line}");
+    }
+    Ok(summary)
+}
+
+/// The machine-readable last line, printed only with `--summary-json`.
+pub fn summary_line(flags: &Flags, summary: &Value) -> Option<String> {
+    flags.summary_json.then(|| format!("SUMMARY {summary}"))
+}
+
+/// The banner's traffic line: the rate, the share of bad requests throughout the run, and
+/// the second in which every request is a bad one.
+pub fn traffic_text(flags: &Flags) -> String {
+    let burst = traffic::bad_burst(&flags.outage)
+        .filter(|w| w.end <= flags.duration)
+        .map(|w| {
+            format!(
+                ", plus every request from {} to {}",
+                show(w.start),
+                show(w.end)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "Poisson, {} req/s for {}, seed {}; {:.0}% of requests throughout ask for an unknown currency (404){burst}",
+        flags.rate,
+        show(flags.duration),
+        flags.seed,
+        100.0 * traffic::BAD_REQUEST_SHARE,
+    )
 }
 
 fn print_banner(
@@ -266,18 +297,7 @@ fn print_banner(
         ),
         None => println!("{} {url}", label("provider")),
     }
-    let burst = traffic::bad_burst(&flags.outage)
-        .filter(|w| w.end <= flags.duration)
-        .map(|w| format!(", all of them {}..{}", show(w.start), show(w.end)))
-        .unwrap_or_default();
-    println!(
-        "{} Poisson, {} req/s for {}, seed {}; {:.0}% ask for an unknown currency (404){burst}",
-        label("traffic"),
-        flags.rate,
-        show(flags.duration),
-        flags.seed,
-        100.0 * traffic::BAD_REQUEST_SHARE,
-    );
+    println!("{} {}", label("traffic"), traffic_text(flags));
     let how = match flags.outage_mode {
         OutageMode::Hang => format!(
             "requests hang past the client's {} timeout",

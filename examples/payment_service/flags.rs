@@ -72,6 +72,10 @@ pub struct Flags {
     /// Do not edit the config during the run
     #[arg(long)]
     pub no_reload: bool,
+
+    /// Also print the summary as one machine-readable line at the end: `SUMMARY {json}`
+    #[arg(long)]
+    pub summary_json: bool,
 }
 
 /// The provider's behaviour while it is down.

@@ -1,5 +1,5 @@
 //! The summary: the outage with and without the breaker, side by side, the 4xx and reload
-//! evidence, the expectations checked, and one machine-readable `SUMMARY {json}` line.
+//! evidence and the expectations checked; the same as JSON for `--summary-json`.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -57,7 +57,8 @@ pub struct Inputs {
     pub run: Value,
 }
 
-/// Prints the summary and returns its JSON (the same as the `SUMMARY` line).
+/// Prints the summary and returns it as JSON (what `--summary-json` prints as the `SUMMARY`
+/// line).
 pub fn report(i: &Inputs) -> Value {
     let everything = Duration::ZERO..Duration::MAX;
     let b_all = i.breaker.started_in(everything.clone());
@@ -139,7 +140,6 @@ pub fn report(i: &Inputs) -> Value {
         "checks": checks,
         "ok": ok,
     });
-    println!("SUMMARY {summary}");
     summary
 }
 

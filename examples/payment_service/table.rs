@@ -9,6 +9,11 @@ use super::events::EventLog;
 use super::stats::{ms, Recorder, Stats};
 use super::style;
 
+/// Printed once under the header: what the less obvious columns count.
+pub const LEGEND: &str =
+    "  reached = calls that reached the provider, short = calls the breaker short-circuited,\n  \
+fallback = answers served by the fallback, 4xx = client errors the breaker ignored";
+
 /// What the table reads.
 pub struct Table {
     /// Calls per second of the schedule.
@@ -24,9 +29,11 @@ pub struct Table {
 }
 
 impl Table {
-    /// Prints the header, then one row per second as the seconds complete.
+    /// Prints the header and what its columns mean, then one row per second as the seconds
+    /// complete.
     pub async fn print_live(self) {
         println!("{}", style::bold(&self.header()));
+        println!("{}", style::dim(LEGEND));
         for s in 0..self.expected.len() {
             while !self.second_done(s) {
                 tokio::time::sleep(Duration::from_millis(20)).await;
