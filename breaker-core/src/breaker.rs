@@ -2,10 +2,11 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
+use spin::mutex::{SpinMutex, SpinMutexGuard};
 
 use crate::classify::Outcome;
 use crate::clock::{Clock, SystemClock};
@@ -62,11 +63,17 @@ pub(crate) struct Inner {
     /// clock, which is read through `clock`.
     system: Option<SystemClock>,
     name: Arc<str>,
+    /// The same name, interned: what a rejection carries.
+    static_name: &'static str,
     clock: Arc<dyn Clock>,
     /// No exception settings: every error is a failure.
     plain_errors: AtomicBool,
     has_result_predicate: AtomicBool,
-    machine: Mutex<Machine>,
+    /// The machine. A spin lock (then `yield_now`, see [`CircuitBreaker::lock`]): its unlock
+    /// is a plain release store, so a lock/unlock pair costs one read-modify-write instead
+    /// of the two of `std::sync::Mutex`; every critical section is a few dozen nanoseconds
+    /// and never blocks (events are published and timers scheduled after the unlock).
+    machine: SpinMutex<Machine>,
     config: ArcSwap<CircuitBreakerConfig>,
     subscribers: Subscribers,
 }
@@ -90,6 +97,8 @@ impl CircuitBreaker {
         let machine = Machine::new(config.clone(), now);
         let word = pack(machine.state(), machine.generation());
         let (reject_before, open_deadline) = fast_rejection_limits(&machine);
+        let name: Arc<str> = name.into();
+        let static_name = crate::names::intern(&name);
         let cb = CircuitBreaker {
             inner: Arc::new(Inner {
                 word: AtomicU64::new(word),
@@ -97,11 +106,12 @@ impl CircuitBreaker {
                 open_deadline: AtomicU64::new(open_deadline),
                 fast_rejections: AtomicU64::new(0),
                 system,
-                name: name.into(),
+                name,
+                static_name,
                 clock,
                 plain_errors: AtomicBool::new(plain_errors(&config)),
                 has_result_predicate: AtomicBool::new(config.has_record_result()),
-                machine: Mutex::new(machine),
+                machine: SpinMutex::new(machine),
                 config: ArcSwap::new(config),
                 subscribers: Subscribers::default(),
             }),
@@ -138,11 +148,37 @@ impl CircuitBreaker {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Machine> {
-        self.inner
-            .machine
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// Locks the machine: one compare-and-swap when it is free. A panic inside a critical
+    /// section unlocks it on unwinding (the guard's drop), as the poisoning-ignoring std
+    /// mutex did before.
+    #[inline]
+    fn lock(&self) -> SpinMutexGuard<'_, Machine> {
+        match self.inner.machine.try_lock() {
+            Some(guard) => guard,
+            None => self.lock_contended(),
+        }
+    }
+
+    /// Another thread holds the machine: wait by reading (not writing) the lock word, with a
+    /// short spin and then `yield_now`, so a holder that was preempted gets the CPU back
+    /// instead of competing with a busy loop.
+    #[cold]
+    #[inline(never)]
+    fn lock_contended(&self) -> SpinMutexGuard<'_, Machine> {
+        let mut spins = 0u32;
+        loop {
+            while self.inner.machine.is_locked() {
+                if spins < SPINS_BEFORE_YIELD {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+            if let Some(guard) = self.inner.machine.try_lock() {
+                return guard;
+            }
+        }
     }
 
     /// Runs one operation on the machine under the lock, then publishes its events.
@@ -245,7 +281,7 @@ impl CircuitBreaker {
             _ => None,
         };
         CallNotPermitted {
-            name: self.inner.name.clone(),
+            name: self.inner.static_name,
             state,
             retry_after,
         }
@@ -261,7 +297,7 @@ impl CircuitBreaker {
         match r {
             Ok(generation) => Ok(Permit::new(self, granted_at, generation)),
             Err(refusal) => Err(CallNotPermitted {
-                name: self.inner.name.clone(),
+                name: self.inner.static_name,
                 state: refusal.state,
                 retry_after: refusal.retry_after,
             }),
@@ -503,6 +539,10 @@ impl CircuitBreaker {
 }
 
 const NANOS_PER_MILLI: u64 = 1_000_000;
+
+/// Busy-wait iterations on a held lock before yielding the CPU (a critical section is well
+/// under a microsecond; a longer wait means the holder was preempted).
+const SPINS_BEFORE_YIELD: u32 = 100;
 
 /// `(reject_before, open_deadline)` for the state `m` is in: OPEN rejects without the lock
 /// strictly before its automatic-transition timer and up to its deadline inclusive (the

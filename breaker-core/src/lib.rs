@@ -74,6 +74,7 @@ mod events;
 mod interval;
 mod machine;
 mod metrics;
+mod names;
 mod permit;
 mod registry;
 mod state;
