@@ -197,9 +197,19 @@ impl CircuitBreaker {
         now: u64,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
+        self.with_locked_machine(self.lock(), now, f)
+    }
+
+    /// [`with_machine_at`](Self::with_machine_at) with the lock already taken.
+    #[inline]
+    fn with_locked_machine<R>(
+        &self,
+        mut m: SpinMutexGuard<'_, Machine>,
+        now: u64,
+        f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
+    ) -> R {
         let mut sink = EventSink::default();
         let (r, armed) = {
-            let mut m = self.lock();
             let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
             if fast != 0 {
                 m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
@@ -217,7 +227,9 @@ impl CircuitBreaker {
                     .store(open_deadline, Ordering::Relaxed);
                 self.inner.word.store(word, Ordering::Release);
             }
-            (r, m.take_armed_timer())
+            let armed = m.take_armed_timer();
+            drop(m);
+            (r, armed)
         };
         if let Some(at) = armed {
             self.schedule_timer(at);
@@ -322,7 +334,18 @@ impl CircuitBreaker {
         elapsed: Duration,
         error_type: Option<&'static str>,
     ) {
-        self.with_machine_at(now, |m, now, sink| {
+        let mut m = self.lock();
+        // Nobody subscribed, no uncounted rejection to fold in, CLOSED and below the
+        // thresholds: record and unlock, nothing else would happen (see
+        // `Machine::try_record_closed_below`).
+        if outcome != Outcome::Ignored
+            && !self.inner.subscribers.any()
+            && self.inner.fast_rejections.load(Ordering::Relaxed) == 0
+            && m.try_record_closed_below(outcome == Outcome::Failure, elapsed)
+        {
+            return;
+        }
+        self.with_locked_machine(m, now, |m, now, sink| {
             m.on_outcome(outcome, elapsed, error_type, now, sink)
         });
     }
