@@ -73,10 +73,16 @@ pub(crate) struct Inner {
     /// is a plain release store, so a lock/unlock pair costs one read-modify-write instead
     /// of the two of `std::sync::Mutex`; every critical section is a few dozen nanoseconds
     /// and never blocks (events are published and timers scheduled after the unlock).
-    machine: SpinMutex<Machine>,
+    machine: CacheLine<SpinMutex<Machine>>,
     config: ArcSwap<CircuitBreakerConfig>,
     subscribers: Subscribers,
 }
+
+/// Keeps the machine (its lock word and window totals are written on every outcome) off the
+/// cache lines of the fields every permission reads (state word, limits, flags), so a second
+/// thread's permission check does not pull the line the lock holder is writing.
+#[repr(align(128))]
+struct CacheLine<T>(T);
 
 #[inline]
 fn pack(state: State, generation: u64) -> u64 {
@@ -111,7 +117,7 @@ impl CircuitBreaker {
                 clock,
                 plain_errors: AtomicBool::new(plain_errors(&config)),
                 has_result_predicate: AtomicBool::new(config.has_record_result()),
-                machine: SpinMutex::new(machine),
+                machine: CacheLine(SpinMutex::new(machine)),
                 config: ArcSwap::new(config),
                 subscribers: Subscribers::default(),
             }),
@@ -153,7 +159,7 @@ impl CircuitBreaker {
     /// mutex did before.
     #[inline]
     fn lock(&self) -> SpinMutexGuard<'_, Machine> {
-        match self.inner.machine.try_lock() {
+        match self.inner.machine.0.try_lock() {
             Some(guard) => guard,
             None => self.lock_contended(),
         }
@@ -167,7 +173,7 @@ impl CircuitBreaker {
     fn lock_contended(&self) -> SpinMutexGuard<'_, Machine> {
         let mut spins = 0u32;
         loop {
-            while self.inner.machine.is_locked() {
+            while self.inner.machine.0.is_locked() {
                 if spins < SPINS_BEFORE_YIELD {
                     spins += 1;
                     std::hint::spin_loop();
@@ -175,7 +181,7 @@ impl CircuitBreaker {
                     std::thread::yield_now();
                 }
             }
-            if let Some(guard) = self.inner.machine.try_lock() {
+            if let Some(guard) = self.inner.machine.0.try_lock() {
                 return guard;
             }
         }

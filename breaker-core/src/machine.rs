@@ -19,12 +19,13 @@ const NANOS_PER_MILLI: u64 = 1_000_000;
 
 /// The metrics object of one state: its window, effective minimum and rejection count.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub(crate) struct StateMetrics {
-    window: Window,
-    minimum_number_of_calls: u32,
     not_permitted: u64,
+    minimum_number_of_calls: u32,
     /// The integer form of the thresholds for a full count window.
     need: Need,
+    window: Window,
 }
 
 /// For `calls` recorded calls and the thresholds `failure_threshold` /
@@ -238,14 +239,17 @@ pub(crate) struct Refusal {
 }
 
 /// The mutable heart of a breaker.
+///
+/// `repr(C)`, cold fields first: what a recorded outcome touches (state, slow-call
+/// threshold, window, integer thresholds) sits at the end, next to the lock word that
+/// follows the machine in the breaker's spin lock, so an outcome writes as few cache lines
+/// as possible (they move between cores when threads share a breaker).
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct Machine {
     config: Arc<CircuitBreakerConfig>,
-    slow_threshold_nanos: u64,
-    state: State,
     generation: u64,
     attempts: u32,
-    metrics: StateMetrics,
     /// OPEN: permission is granted strictly after this instant (epoch ns).
     open_deadline: u64,
     /// OPEN with automatic transition: the OPEN -> HALF_OPEN timer.
@@ -262,6 +266,9 @@ pub(crate) struct Machine {
     /// Nobody subscribed: skip building the per-call events (SUCCESS, ERROR, ...) that only
     /// subscribers see. Transitions and resets are still pushed.
     quiet: bool,
+    state: State,
+    slow_threshold_nanos: u64,
+    metrics: StateMetrics,
 }
 
 impl Machine {
