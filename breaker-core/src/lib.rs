@@ -77,6 +77,7 @@ mod metrics;
 mod names;
 mod permit;
 mod registry;
+mod rejections;
 mod state;
 #[cfg(feature = "tokio")]
 mod timer;
