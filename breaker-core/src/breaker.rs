@@ -2,10 +2,11 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
+use spin::mutex::{SpinMutex, SpinMutexGuard};
 
 use crate::classify::Outcome;
 use crate::clock::{Clock, SystemClock};
@@ -15,6 +16,7 @@ use crate::events::{CircuitBreakerEvent, EventBuffer, EventSink, Subscribers, Su
 use crate::machine::{Machine, OpenWait};
 use crate::metrics::Metrics;
 use crate::permit::Permit;
+use crate::rejections::Rejections;
 use crate::state::State;
 
 /// A circuit breaker: Resilience4j's `CircuitBreaker`.
@@ -55,21 +57,37 @@ pub(crate) struct Inner {
     reject_before: AtomicU64,
     /// OPEN: the deadline, for `retry_after`; 0 otherwise.
     open_deadline: AtomicU64,
-    /// Rejections counted without the lock, not yet added to the state's metrics (they are
-    /// added under the lock before every other operation).
-    fast_rejections: AtomicU64,
+    /// Rejections counted without the lock (plain stores, see [`Rejections`]). The ones not
+    /// yet in the state's metrics (`total - folded_rejections`) are added under the lock
+    /// before any operation in OPEN or FORCED_OPEN (so before every transition out of them)
+    /// and before every metrics read.
+    rejections: Rejections,
+    /// The part of `rejections` already added to the metrics; only touched under the lock.
+    folded_rejections: AtomicU64,
     /// The process-wide [`SystemClock`], read without dynamic dispatch; `None` for any other
     /// clock, which is read through `clock`.
     system: Option<SystemClock>,
     name: Arc<str>,
+    /// The same name, interned: what a rejection carries.
+    static_name: &'static str,
     clock: Arc<dyn Clock>,
     /// No exception settings: every error is a failure.
     plain_errors: AtomicBool,
     has_result_predicate: AtomicBool,
-    machine: Mutex<Machine>,
+    /// The machine. A spin lock (then `yield_now`, see [`CircuitBreaker::lock`]): its unlock
+    /// is a plain release store, so a lock/unlock pair costs one read-modify-write instead
+    /// of the two of `std::sync::Mutex`; every critical section is a few dozen nanoseconds
+    /// and never blocks (events are published and timers scheduled after the unlock).
+    machine: CacheLine<SpinMutex<Machine>>,
     config: ArcSwap<CircuitBreakerConfig>,
     subscribers: Subscribers,
 }
+
+/// Keeps the machine (its lock word and window totals are written on every outcome) off the
+/// cache lines of the fields every permission reads (state word, limits, flags), so a second
+/// thread's permission check does not pull the line the lock holder is writing.
+#[repr(align(128))]
+struct CacheLine<T>(T);
 
 #[inline]
 fn pack(state: State, generation: u64) -> u64 {
@@ -90,18 +108,22 @@ impl CircuitBreaker {
         let machine = Machine::new(config.clone(), now);
         let word = pack(machine.state(), machine.generation());
         let (reject_before, open_deadline) = fast_rejection_limits(&machine);
+        let name: Arc<str> = name.into();
+        let static_name = crate::names::intern(&name);
         let cb = CircuitBreaker {
             inner: Arc::new(Inner {
                 word: AtomicU64::new(word),
                 reject_before: AtomicU64::new(reject_before),
                 open_deadline: AtomicU64::new(open_deadline),
-                fast_rejections: AtomicU64::new(0),
+                rejections: Rejections::default(),
+                folded_rejections: AtomicU64::new(0),
                 system,
-                name: name.into(),
+                name,
+                static_name,
                 clock,
                 plain_errors: AtomicBool::new(plain_errors(&config)),
                 has_result_predicate: AtomicBool::new(config.has_record_result()),
-                machine: Mutex::new(machine),
+                machine: CacheLine(SpinMutex::new(machine)),
                 config: ArcSwap::new(config),
                 subscribers: Subscribers::default(),
             }),
@@ -138,11 +160,37 @@ impl CircuitBreaker {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Machine> {
-        self.inner
-            .machine
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// Locks the machine: one compare-and-swap when it is free. A panic inside a critical
+    /// section unlocks it on unwinding (the guard's drop), as the poisoning-ignoring std
+    /// mutex did before.
+    #[inline]
+    fn lock(&self) -> SpinMutexGuard<'_, Machine> {
+        match self.inner.machine.0.try_lock() {
+            Some(guard) => guard,
+            None => self.lock_contended(),
+        }
+    }
+
+    /// Another thread holds the machine: wait by reading (not writing) the lock word, with a
+    /// short spin and then `yield_now`, so a holder that was preempted gets the CPU back
+    /// instead of competing with a busy loop.
+    #[cold]
+    #[inline(never)]
+    fn lock_contended(&self) -> SpinMutexGuard<'_, Machine> {
+        let mut spins = 0u32;
+        loop {
+            while self.inner.machine.0.is_locked() {
+                if spins < SPINS_BEFORE_YIELD {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+            if let Some(guard) = self.inner.machine.0.try_lock() {
+                return guard;
+            }
+        }
     }
 
     /// Runs one operation on the machine under the lock, then publishes its events.
@@ -161,12 +209,21 @@ impl CircuitBreaker {
         now: u64,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
+        self.with_locked_machine(self.lock(), now, f)
+    }
+
+    /// [`with_machine_at`](Self::with_machine_at) with the lock already taken.
+    #[inline]
+    fn with_locked_machine<R>(
+        &self,
+        mut m: SpinMutexGuard<'_, Machine>,
+        now: u64,
+        f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
+    ) -> R {
         let mut sink = EventSink::default();
         let (r, armed) = {
-            let mut m = self.lock();
-            let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
-            if fast != 0 {
-                m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
+            if matches!(m.state(), State::Open | State::ForcedOpen) {
+                self.fold_rejections(&mut m);
             }
             m.set_quiet(!self.inner.subscribers.any());
             let r = f(&mut m, now, &mut sink);
@@ -181,7 +238,9 @@ impl CircuitBreaker {
                     .store(open_deadline, Ordering::Relaxed);
                 self.inner.word.store(word, Ordering::Release);
             }
-            (r, m.take_armed_timer())
+            let armed = m.take_armed_timer();
+            drop(m);
+            (r, armed)
         };
         if let Some(at) = armed {
             self.schedule_timer(at);
@@ -190,6 +249,19 @@ impl CircuitBreaker {
             self.dispatch(&sink, now);
         }
         r
+    }
+
+    /// Adds the rejections counted without the lock since the last fold to the current
+    /// state's metrics. Under the lock. A rejection that raced a transition out of OPEN is
+    /// folded into whatever state is current at the next fold, as it would be had it come a
+    /// moment later.
+    fn fold_rejections(&self, m: &mut Machine) {
+        let total = self.inner.rejections.total();
+        let folded = self.inner.folded_rejections.load(Ordering::Relaxed);
+        if total != folded {
+            m.add_not_permitted(total - folded);
+            self.inner.folded_rejections.store(total, Ordering::Relaxed);
+        }
     }
 
     fn dispatch(&self, sink: &EventSink, now: u64) {
@@ -226,7 +298,7 @@ impl CircuitBreaker {
             // The count joins the state's metrics under the lock, before anything reads it.
             let now = self.now_nanos();
             if now < self.inner.reject_before.load(Ordering::Acquire) {
-                self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
+                self.inner.rejections.add_one();
                 return Err(self.fast_rejection(state, now));
             }
         }
@@ -245,7 +317,7 @@ impl CircuitBreaker {
             _ => None,
         };
         CallNotPermitted {
-            name: self.inner.name.clone(),
+            name: self.inner.static_name,
             state,
             retry_after,
         }
@@ -261,7 +333,7 @@ impl CircuitBreaker {
         match r {
             Ok(generation) => Ok(Permit::new(self, granted_at, generation)),
             Err(refusal) => Err(CallNotPermitted {
-                name: self.inner.name.clone(),
+                name: self.inner.static_name,
                 state: refusal.state,
                 retry_after: refusal.retry_after,
             }),
@@ -286,7 +358,17 @@ impl CircuitBreaker {
         elapsed: Duration,
         error_type: Option<&'static str>,
     ) {
-        self.with_machine_at(now, |m, now, sink| {
+        let mut m = self.lock();
+        // Nobody subscribed, CLOSED and below the
+        // thresholds: record and unlock, nothing else would happen (see
+        // `Machine::try_record_closed_below`).
+        if outcome != Outcome::Ignored
+            && !self.inner.subscribers.any()
+            && m.try_record_closed_below(outcome == Outcome::Failure, elapsed)
+        {
+            return;
+        }
+        self.with_locked_machine(m, now, |m, now, sink| {
             m.on_outcome(outcome, elapsed, error_type, now, sink)
         });
     }
@@ -334,7 +416,11 @@ impl CircuitBreaker {
     /// A snapshot of the current state's metrics (`getMetrics()`). A time-based window slides
     /// to the current second first.
     pub fn metrics(&self) -> Metrics {
-        self.with_machine(|m, now, sink| m.metrics(now, sink))
+        self.with_machine(|m, now, sink| {
+            // Rejections that raced a transition out of OPEN, counted after the last fold.
+            self.fold_rejections(m);
+            m.metrics(now, sink)
+        })
     }
 
     /// Fires the timers that are due (`maxWaitDurationInHalfOpenState`, automatic
@@ -503,6 +589,10 @@ impl CircuitBreaker {
 }
 
 const NANOS_PER_MILLI: u64 = 1_000_000;
+
+/// Busy-wait iterations on a held lock before yielding the CPU (a critical section is well
+/// under a microsecond; a longer wait means the holder was preempted).
+const SPINS_BEFORE_YIELD: u32 = 100;
 
 /// `(reject_before, open_deadline)` for the state `m` is in: OPEN rejects without the lock
 /// strictly before its automatic-transition timer and up to its deadline inclusive (the

@@ -58,7 +58,9 @@ impl ConfigError {
 /// permit further calls`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallNotPermitted {
-    pub(crate) name: Arc<str>,
+    /// The breaker's interned name (see [`crate::names::intern`]): a rejection copies a
+    /// pointer instead of touching a reference count.
+    pub(crate) name: &'static str,
     pub(crate) state: State,
     pub(crate) retry_after: Option<Duration>,
 }
@@ -67,7 +69,7 @@ impl CallNotPermitted {
     /// The name of the breaker that rejected the call
     /// (`getCausingCircuitBreakerName()`).
     pub fn circuit_breaker_name(&self) -> &str {
-        &self.name
+        self.name
     }
     /// The state that rejected the call: OPEN, HALF_OPEN (no trial permit left) or
     /// FORCED_OPEN.

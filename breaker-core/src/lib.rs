@@ -75,8 +75,10 @@ mod interval;
 mod java;
 mod machine;
 mod metrics;
+mod names;
 mod permit;
 mod registry;
+mod rejections;
 mod state;
 #[cfg(feature = "tokio")]
 mod timer;

@@ -19,12 +19,13 @@ const NANOS_PER_MILLI: u64 = 1_000_000;
 
 /// The metrics object of one state: its window, effective minimum and rejection count.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub(crate) struct StateMetrics {
-    window: Window,
-    minimum_number_of_calls: u32,
     not_permitted: u64,
+    minimum_number_of_calls: u32,
     /// The integer form of the thresholds for a full count window.
     need: Need,
+    window: Window,
 }
 
 /// For `calls` recorded calls and the thresholds `failure_threshold` /
@@ -238,14 +239,17 @@ pub(crate) struct Refusal {
 }
 
 /// The mutable heart of a breaker.
+///
+/// `repr(C)`, cold fields first: what a recorded outcome touches (state, slow-call
+/// threshold, window, integer thresholds) sits at the end, next to the lock word that
+/// follows the machine in the breaker's spin lock, so an outcome writes as few cache lines
+/// as possible (they move between cores when threads share a breaker).
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct Machine {
     config: Arc<CircuitBreakerConfig>,
-    slow_threshold_nanos: u64,
-    state: State,
     generation: u64,
     attempts: u32,
-    metrics: StateMetrics,
     /// OPEN: permission is granted strictly after this instant (epoch ns).
     open_deadline: u64,
     /// OPEN with automatic transition: the OPEN -> HALF_OPEN timer.
@@ -262,6 +266,9 @@ pub(crate) struct Machine {
     /// Nobody subscribed: skip building the per-call events (SUCCESS, ERROR, ...) that only
     /// subscribers see. Transitions and resets are still pushed.
     quiet: bool,
+    state: State,
+    slow_threshold_nanos: u64,
+    metrics: StateMetrics,
 }
 
 impl Machine {
@@ -525,6 +532,36 @@ impl Machine {
         }
     }
 
+    /// The common case of [`on_outcome`](Self::on_outcome), for a caller that knows nobody
+    /// is subscribed (so no per-call event would be built): CLOSED, a full count window, and
+    /// the outcome leaves both counts below their integer thresholds. Then the outcome is
+    /// recorded and `true` returned; nothing else would have happened (CLOSED has no timers,
+    /// no event, no transition). Otherwise nothing is done and `false` is returned: the
+    /// caller runs `on_outcome`, under the same lock.
+    #[inline]
+    pub fn try_record_closed_below(&mut self, failed: bool, elapsed: Duration) -> bool {
+        if self.state != State::Closed {
+            return false;
+        }
+        let Window::Count(w) = &mut self.metrics.window else {
+            return false;
+        };
+        let need = &self.metrics.need;
+        // `need` is computed for a full window of this size under the current thresholds
+        // (`reconfigure` clears it, so a threshold change cannot leave a stale one here).
+        if need.calls as usize != w.capacity() {
+            return false;
+        }
+        let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
+        match w.totals_after(failed, slow) {
+            Some((f, s)) if f < need.failed && s < need.slow => {
+                w.record(failed, slow);
+                true
+            }
+            _ => false,
+        }
+    }
+
     // ----- reads ------------------------------------------------------------------------
 
     pub fn metrics(&mut self, now: u64, sink: &mut EventSink) -> Metrics {
@@ -677,6 +714,8 @@ impl Machine {
         let new = self.config.clone();
         self.slow_threshold_nanos = slow_nanos(&new);
         let not_permitted = self.metrics.not_permitted;
+        // Recomputed for the new thresholds on the next recorded call.
+        self.metrics.need = Need::NONE;
         match self.state {
             State::Closed | State::MetricsOnly => {
                 if old.sliding_window_type != new.sliding_window_type
@@ -751,5 +790,87 @@ mod need_tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod quiet_path_tests {
+    use super::*;
+
+    /// `try_record_closed_below` (falling back to `on_outcome`) leaves the machine exactly
+    /// where `on_outcome` alone does: same state, metrics and events, step by step, over
+    /// random outcomes, durations, window sizes and thresholds, through trips and recoveries.
+    #[test]
+    fn quiet_closed_path_matches_on_outcome() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut fast_taken = 0u32;
+        for _ in 0..300 {
+            let size = rng.i64(1..=40);
+            let config = Arc::new(
+                CircuitBreakerConfig::builder()
+                    .sliding_window_size(size)
+                    .minimum_number_of_calls(rng.i64(1..=50))
+                    .failure_rate_threshold(rng.f32() * 99.0 + 1.0)
+                    .slow_call_rate_threshold(rng.f32() * 99.0 + 1.0)
+                    .slow_call_duration_threshold(Duration::from_millis(10))
+                    .permitted_number_of_calls_in_half_open_state(rng.i64(1..=5))
+                    .wait_duration_in_open_state(Duration::from_millis(5))
+                    .build()
+                    .unwrap(),
+            );
+            let mut now = 1_700_000_000_000_000_000u64;
+            let mut a = Machine::new(config.clone(), now);
+            let mut b = Machine::new(config.clone(), now);
+            a.set_quiet(true);
+            b.set_quiet(true);
+            for step in 0..400 {
+                now += rng.u64(0..3_000_000);
+                let (mut sa, mut sb) = (EventSink::default(), EventSink::default());
+                let ra = a.try_acquire(now, &mut sa);
+                let rb = b.try_acquire(now, &mut sb);
+                assert_eq!(ra, rb);
+                if ra.is_ok() {
+                    let outcome = match rng.u8(0..10) {
+                        0..=2 => Outcome::Failure,
+                        3 => Outcome::Ignored,
+                        _ => Outcome::Success,
+                    };
+                    let elapsed = Duration::from_millis(rng.u64(0..15));
+                    if outcome != Outcome::Ignored
+                        && a.try_record_closed_below(outcome == Outcome::Failure, elapsed)
+                    {
+                        fast_taken += 1;
+                    } else {
+                        a.on_outcome(outcome, elapsed, None, now, &mut sa);
+                    }
+                    b.on_outcome(outcome, elapsed, None, now, &mut sb);
+                }
+                assert_eq!(
+                    sa.iter().collect::<Vec<_>>(),
+                    sb.iter().collect::<Vec<_>>(),
+                    "step {step}"
+                );
+                assert_eq!(a.state(), b.state(), "step {step}");
+                let (mut s1, mut s2) = (EventSink::default(), EventSink::default());
+                let (ma, mb) = (a.metrics(now, &mut s1), b.metrics(now, &mut s2));
+                assert_eq!(format!("{ma:?}"), format!("{mb:?}"), "step {step}");
+                if rng.u8(0..50) == 0 {
+                    // A threshold change keeps the window: the fast path must not use the
+                    // old integer thresholds.
+                    let c = Arc::new(
+                        CircuitBreakerConfig::builder()
+                            .sliding_window_size(size)
+                            .failure_rate_threshold(rng.f32() * 99.0 + 1.0)
+                            .slow_call_duration_threshold(Duration::from_millis(10))
+                            .wait_duration_in_open_state(Duration::from_millis(5))
+                            .build()
+                            .unwrap(),
+                    );
+                    a.reconfigure(c.clone(), now);
+                    b.reconfigure(c, now);
+                }
+            }
+        }
+        assert!(fast_taken > 10_000, "fast path taken {fast_taken} times");
     }
 }

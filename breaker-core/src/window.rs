@@ -59,6 +59,27 @@ impl CountWindow {
         }
     }
 
+    /// A full window: the `(failed, slow)` totals it would hold after recording one more
+    /// outcome, without recording it. `None` while it is still filling.
+    #[inline]
+    pub fn totals_after(&self, failed: bool, slow: bool) -> Option<(u32, u32)> {
+        if self.len != self.ring.len() {
+            return None;
+        }
+        let old = self.ring[self.head];
+        let t = &self.totals;
+        Some((
+            t.failed + u32::from(failed) - u32::from(old & FAILED),
+            t.slow + u32::from(slow) - u32::from(old >> 1),
+        ))
+    }
+
+    /// The number of calls the window holds when full.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.ring.len()
+    }
+
     #[inline]
     pub fn record(&mut self, failed: bool, slow: bool) {
         let code = (failed as u8 * FAILED) | (slow as u8 * SLOW);

@@ -99,3 +99,143 @@ fn half_open_never_admits_more_than_its_permits() {
         assert_eq!(m.number_of_not_permitted_calls, THREADS as u64 * 10 - 3);
     }
 }
+
+/// More threads than cores on one breaker (the machine's lock is a spin-then-yield lock, so
+/// holders get preempted while others wait): every outcome is counted exactly once, a reader
+/// racing the writers never sees more calls than the window holds or totals that do not add
+/// up, and rejections in OPEN are all counted.
+#[test]
+fn oversubscribed_lock_keeps_counts_exact() {
+    const WRITERS: usize = 8;
+    const CALLS: u32 = 20_000;
+    const WINDOW: u32 = 1_000;
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_size(i64::from(WINDOW))
+        .minimum_number_of_calls(i64::from(WINDOW))
+        .failure_rate_threshold(100.0)
+        .build()
+        .unwrap();
+    let cb = CircuitBreaker::new("oversubscribed", config);
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (cb, done) = (cb.clone(), done.clone());
+        thread::spawn(move || {
+            let mut reads = 0u32;
+            while !done.load(Ordering::Relaxed) {
+                let m = cb.metrics();
+                assert!(m.number_of_buffered_calls <= WINDOW, "{m:?}");
+                assert_eq!(
+                    m.number_of_failed_calls + m.number_of_successful_calls,
+                    m.number_of_buffered_calls
+                );
+                reads += 1;
+            }
+            reads
+        })
+    };
+    let barrier = Arc::new(Barrier::new(WRITERS));
+    let handles: Vec<_> = (0..WRITERS)
+        .map(|t| {
+            let (cb, barrier) = (cb.clone(), barrier.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                for i in 0..CALLS {
+                    let p = cb.try_acquire_permission().unwrap();
+                    // Every writer fails one call in 4: never 100 %, nothing trips.
+                    if (i + t as u32) % 4 == 0 {
+                        p.on_error()
+                    } else {
+                        p.on_success()
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    done.store(true, Ordering::Relaxed);
+    assert!(reader.join().unwrap() > 0);
+    assert_eq!(cb.state(), State::Closed);
+    let m = cb.metrics();
+    assert_eq!(m.number_of_buffered_calls, WINDOW);
+
+    // OPEN: every rejection, lock-free or not, is counted once.
+    cb.transition_to_open_state().unwrap();
+    let barrier = Arc::new(Barrier::new(WRITERS));
+    let handles: Vec<_> = (0..WRITERS)
+        .map(|_| {
+            let (cb, barrier) = (cb.clone(), barrier.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                for _ in 0..CALLS {
+                    let e = cb.try_acquire_permission().unwrap_err();
+                    assert_eq!(e.circuit_breaker_name(), "oversubscribed");
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(
+        cb.metrics().number_of_not_permitted_calls,
+        WRITERS as u64 * u64::from(CALLS)
+    );
+}
+
+/// Many threads failing at once on a CLOSED breaker: it trips exactly once per CLOSED state
+/// object (one `FAILURE_RATE_EXCEEDED`, one CLOSED->OPEN), however many outcomes cross the
+/// threshold concurrently; late outcomes land in OPEN without a second transition.
+#[test]
+fn exactly_one_trip_per_closed_state() {
+    use breaker_core::EventKind;
+    for round in 0..30 {
+        let config = CircuitBreakerConfig::builder()
+            .sliding_window_size(10)
+            .minimum_number_of_calls(10)
+            .wait_duration_in_open_state(Duration::from_secs(3600))
+            .build()
+            .unwrap();
+        let cb = CircuitBreaker::new("one-trip", config);
+        let to_open = Arc::new(AtomicU32::new(0));
+        let exceeded = Arc::new(AtomicU32::new(0));
+        {
+            let (to_open, exceeded) = (to_open.clone(), exceeded.clone());
+            cb.subscribe(move |e| match e.kind {
+                EventKind::StateTransition {
+                    from: State::Closed,
+                    to: State::Open,
+                } => {
+                    to_open.fetch_add(1, Ordering::SeqCst);
+                }
+                EventKind::FailureRateExceeded { .. } => {
+                    exceeded.fetch_add(1, Ordering::SeqCst);
+                }
+                _ => {}
+            });
+        }
+        let barrier = Arc::new(Barrier::new(THREADS));
+        let handles: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (cb, barrier) = (cb.clone(), barrier.clone());
+                thread::spawn(move || {
+                    // Take the permits first so every outcome races the others.
+                    let permits: Vec<_> = (0..10)
+                        .filter_map(|_| cb.try_acquire_permission().ok())
+                        .collect();
+                    barrier.wait();
+                    for p in permits {
+                        p.on_error();
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(cb.state(), State::Open, "round {round}");
+        assert_eq!(to_open.load(Ordering::SeqCst), 1, "round {round}");
+        assert_eq!(exceeded.load(Ordering::SeqCst), 1, "round {round}");
+    }
+}

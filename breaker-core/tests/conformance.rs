@@ -123,8 +123,9 @@ fn metrics_diff(expected: &Value, m: &Metrics) -> Vec<String> {
     diffs
 }
 
-/// Replays one scenario; returns the first difference found.
-fn replay(case: &Value) -> Result<(), String> {
+/// Replays one scenario; returns the first difference found. Without `with_events` nobody
+/// subscribes (the breaker then takes its quiet fast paths) and events are not compared.
+fn replay(case: &Value, with_events: bool) -> Result<(), String> {
     let clock = ManualClock::at_epoch_millis(ORIGIN_MS);
     let config = builder(&case["config"], &clock)
         .build()
@@ -132,7 +133,9 @@ fn replay(case: &Value) -> Result<(), String> {
     let cb = CircuitBreaker::new("conformance", config);
     let events: Arc<Mutex<Vec<String>>> = Arc::default();
     let sink = events.clone();
-    cb.subscribe(move |e| sink.lock().unwrap().push(event_string(&e.kind)));
+    if with_events {
+        cb.subscribe(move |e| sink.lock().unwrap().push(event_string(&e.kind)));
+    }
     let mut permits: HashMap<u64, Permit<'_>> = HashMap::new();
 
     for (index, step) in case["steps"].as_array().unwrap().iter().enumerate() {
@@ -200,7 +203,7 @@ fn replay(case: &Value) -> Result<(), String> {
             .iter()
             .map(|e| e.as_str().unwrap().to_string())
             .collect();
-        if got_events != expected_events {
+        if with_events && got_events != expected_events {
             diffs.push(format!(
                 "events: expected {expected_events:?}, got {got_events:?}"
             ));
@@ -265,7 +268,9 @@ fn every_conformance_case_reproduces_resilience4j() {
             check_invalid(&case)
         } else {
             valid += 1;
-            replay(&case)
+            replay(&case, true).and_then(|()| {
+                replay(&case, false).map_err(|e| format!("without subscribers: {e}"))
+            })
         };
         if let Err(e) = r {
             failures.push(format!("{name}: {e}"));
