@@ -16,7 +16,6 @@ use crate::events::{CircuitBreakerEvent, EventBuffer, EventSink, Subscribers, Su
 use crate::machine::{Machine, OpenWait};
 use crate::metrics::Metrics;
 use crate::permit::Permit;
-use crate::rejections::Rejections;
 use crate::state::State;
 
 /// A circuit breaker: Resilience4j's `CircuitBreaker`.
@@ -57,13 +56,9 @@ pub(crate) struct Inner {
     reject_before: AtomicU64,
     /// OPEN: the deadline, for `retry_after`; 0 otherwise.
     open_deadline: AtomicU64,
-    /// Rejections counted without the lock (plain stores, see [`Rejections`]). The ones not
-    /// yet in the state's metrics (`total - folded_rejections`) are added under the lock
-    /// before any operation in OPEN or FORCED_OPEN (so before every transition out of them)
-    /// and before every metrics read.
-    rejections: Rejections,
-    /// The part of `rejections` already added to the metrics; only touched under the lock.
-    folded_rejections: AtomicU64,
+    /// Rejections counted without the lock, not yet added to the state's metrics (they are
+    /// added under the lock before every other operation).
+    fast_rejections: AtomicU64,
     /// The process-wide [`SystemClock`], read without dynamic dispatch; `None` for any other
     /// clock, which is read through `clock`.
     system: Option<SystemClock>,
@@ -115,8 +110,7 @@ impl CircuitBreaker {
                 word: AtomicU64::new(word),
                 reject_before: AtomicU64::new(reject_before),
                 open_deadline: AtomicU64::new(open_deadline),
-                rejections: Rejections::default(),
-                folded_rejections: AtomicU64::new(0),
+                fast_rejections: AtomicU64::new(0),
                 system,
                 name,
                 static_name,
@@ -222,8 +216,9 @@ impl CircuitBreaker {
     ) -> R {
         let mut sink = EventSink::default();
         let (r, armed) = {
-            if matches!(m.state(), State::Open | State::ForcedOpen) {
-                self.fold_rejections(&mut m);
+            let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
+            if fast != 0 {
+                m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
             }
             m.set_quiet(!self.inner.subscribers.any());
             let r = f(&mut m, now, &mut sink);
@@ -249,19 +244,6 @@ impl CircuitBreaker {
             self.dispatch(&sink, now);
         }
         r
-    }
-
-    /// Adds the rejections counted without the lock since the last fold to the current
-    /// state's metrics. Under the lock. A rejection that raced a transition out of OPEN is
-    /// folded into whatever state is current at the next fold, as it would be had it come a
-    /// moment later.
-    fn fold_rejections(&self, m: &mut Machine) {
-        let total = self.inner.rejections.total();
-        let folded = self.inner.folded_rejections.load(Ordering::Relaxed);
-        if total != folded {
-            m.add_not_permitted(total - folded);
-            self.inner.folded_rejections.store(total, Ordering::Relaxed);
-        }
     }
 
     fn dispatch(&self, sink: &EventSink, now: u64) {
@@ -298,7 +280,7 @@ impl CircuitBreaker {
             // The count joins the state's metrics under the lock, before anything reads it.
             let now = self.now_nanos();
             if now < self.inner.reject_before.load(Ordering::Acquire) {
-                self.inner.rejections.add_one();
+                self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
                 return Err(self.fast_rejection(state, now));
             }
         }
@@ -359,11 +341,12 @@ impl CircuitBreaker {
         error_type: Option<&'static str>,
     ) {
         let mut m = self.lock();
-        // Nobody subscribed, CLOSED and below the
+        // Nobody subscribed, no uncounted rejection to fold in, CLOSED and below the
         // thresholds: record and unlock, nothing else would happen (see
         // `Machine::try_record_closed_below`).
         if outcome != Outcome::Ignored
             && !self.inner.subscribers.any()
+            && self.inner.fast_rejections.load(Ordering::Relaxed) == 0
             && m.try_record_closed_below(outcome == Outcome::Failure, elapsed)
         {
             return;
@@ -416,11 +399,7 @@ impl CircuitBreaker {
     /// A snapshot of the current state's metrics (`getMetrics()`). A time-based window slides
     /// to the current second first.
     pub fn metrics(&self) -> Metrics {
-        self.with_machine(|m, now, sink| {
-            // Rejections that raced a transition out of OPEN, counted after the last fold.
-            self.fold_rejections(m);
-            m.metrics(now, sink)
-        })
+        self.with_machine(|m, now, sink| m.metrics(now, sink))
     }
 
     /// Fires the timers that are due (`maxWaitDurationInHalfOpenState`, automatic

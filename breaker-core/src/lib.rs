@@ -78,7 +78,6 @@ mod metrics;
 mod names;
 mod permit;
 mod registry;
-mod rejections;
 mod state;
 #[cfg(feature = "tokio")]
 mod timer;
