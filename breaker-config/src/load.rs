@@ -189,10 +189,18 @@ impl Loader {
                 &process_env
             }
         };
-        let profiles = ActiveProfiles::choose(
+        let all: Vec<&Document> = docs.iter().collect();
+        let pre = Resolver {
+            env,
+            docs: &all,
+            limits: &self.limits,
+            work: Default::default(),
+        };
+        let profiles = ActiveProfiles::choose_resolved(
             &self.profiles,
             env.get("SPRING_PROFILES_ACTIVE").map(String::as_str),
             &docs,
+            &|v: &str| pre.resolve(v).unwrap_or_else(|_| v.to_string()),
         );
         let active: Vec<Document> = docs
             .into_iter()

@@ -5,7 +5,7 @@
 
 use crate::convert::class_list;
 use crate::error::Warning;
-use crate::property::{parse_name, Document};
+use crate::property::{names_equal, parse_name, Document};
 
 /// The profiles a load runs with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,27 +16,55 @@ pub struct ActiveProfiles {
 
 impl ActiveProfiles {
     /// Chooses the active profiles: the explicit list if any, else `SPRING_PROFILES_ACTIVE`,
-    /// else `spring.profiles.active` from the files' unconditional documents, else `default`.
+    /// else `spring.profiles.active` from the files' unconditional documents, else
+    /// `spring.profiles.default` (itself `default` when unset). As Spring Boot does, the
+    /// profiles of `spring.profiles.include` are added, every profile is expanded with its
+    /// `spring.profiles.group` members, and placeholders in these values are resolved.
+    #[cfg(test)]
     pub fn choose(explicit: &[String], env_value: Option<&str>, docs: &[Document]) -> Self {
+        Self::choose_resolved(explicit, env_value, docs, &|v: &str| v.to_string())
+    }
+
+    /// [`ActiveProfiles::choose`] with `resolve` applied to the values read from the files.
+    pub(crate) fn choose_resolved(
+        explicit: &[String],
+        env_value: Option<&str>,
+        docs: &[Document],
+        resolve: &dyn Fn(&str) -> String,
+    ) -> Self {
+        let unconditional: Vec<&Document> =
+            docs.iter().filter(|d| condition(d).is_none()).collect();
+        let from_files = |key: &str| -> Option<Vec<String>> {
+            let key = parse_name(key);
+            unconditional.iter().rev().find_map(|d| {
+                d.get_list(&key).map(|items| {
+                    items
+                        .iter()
+                        .flat_map(|p| class_list(&resolve(&p.value)))
+                        .collect()
+                })
+            })
+        };
         let mut names: Vec<String> = explicit.iter().flat_map(|p| class_list(p)).collect();
         if names.is_empty() {
             names = env_value.map(class_list).unwrap_or_default();
         }
         if names.is_empty() {
-            let key = parse_name("spring.profiles.active");
-            for d in docs.iter().rev() {
-                if condition(d).is_some() {
-                    continue;
-                }
-                if let Some(items) = d.get_list(&key) {
-                    names = items.iter().flat_map(|p| class_list(&p.value)).collect();
-                    break;
-                }
+            names = from_files("spring.profiles.active").unwrap_or_default();
+        }
+        // `spring.profiles.include` adds to the active profiles, however they were chosen.
+        for p in from_files("spring.profiles.include").unwrap_or_default() {
+            if !names.contains(&p) {
+                names.push(p);
             }
+        }
+        if names.is_empty() {
+            names = from_files("spring.profiles.default").unwrap_or_default();
         }
         if names.is_empty() {
             names.push("default".into());
         }
+        let names = expand_groups(names, &unconditional, resolve);
         ActiveProfiles { names }
     }
 
@@ -44,6 +72,55 @@ impl ActiveProfiles {
     pub fn is_active(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
+}
+
+/// Expands each profile with the members of its `spring.profiles.group` (depth first, each
+/// profile once), as Spring Boot's `Profiles.expandProfiles` does.
+fn expand_groups(
+    names: Vec<String>,
+    docs: &[&Document],
+    resolve: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let group_key = parse_name("spring.profiles.group");
+    let members = |profile: &str| -> Vec<String> {
+        for d in docs.iter().rev() {
+            let mut items: Vec<(usize, &str)> = Vec::new();
+            for p in &d.properties {
+                let n = &p.name;
+                if n.len() < 4 || !names_equal(&n[..3], &group_key) || n[3].text != profile {
+                    continue;
+                }
+                match n.len() {
+                    4 => items.push((0, &p.value)),
+                    5 => {
+                        if let Some(i) = n[4].index() {
+                            items.push((i, &p.value));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !items.is_empty() {
+                items.sort_by_key(|(i, _)| *i);
+                return items
+                    .iter()
+                    .flat_map(|(_, v)| class_list(&resolve(v)))
+                    .collect();
+            }
+        }
+        Vec::new()
+    };
+    let mut stack: Vec<String> = names.into_iter().rev().collect();
+    let mut out: Vec<String> = Vec::new();
+    while let Some(cur) = stack.pop() {
+        if out.contains(&cur) || out.len() >= 1000 {
+            continue;
+        }
+        let m = members(&cur);
+        out.push(cur);
+        stack.extend(m.into_iter().rev());
+    }
+    out
 }
 
 /// The profile expressions a document is restricted to, if any.

@@ -37,8 +37,15 @@ impl Element {
 }
 
 /// Splits a Spring property key into elements: dots separate elements outside brackets,
-/// `[...]` is one (bracketed) element. Empty elements are dropped.
+/// `[...]` is one (bracketed) element. Empty elements are dropped, and so are unbracketed
+/// elements without a single character Spring keeps (`a.断路器.b` is `a.b` for Spring).
 pub fn parse_name(key: &str) -> Vec<Element> {
+    let mut out = split_name(key);
+    out.retain(|e| e.bracketed || !crate::relaxed::element_vanishes(&e.text));
+    out
+}
+
+fn split_name(key: &str) -> Vec<Element> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = key.chars();

@@ -5,14 +5,37 @@
 ///
 /// Two property names match when their uniform forms are equal (Spring Boot relaxed binding).
 pub fn uniform(name: &str) -> String {
+    // Spring compares unbracketed name elements by their lowercase ASCII letters and digits
+    // only (`ConfigurationPropertyName.defaultElementEquals`).
     name.chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
+        .filter_map(java_lower)
+        .filter(char::is_ascii_alphanumeric)
         .collect()
 }
 
+/// Java's `Character.toLowerCase(char)` for the cases that matter here: the first char of
+/// Rust's lowercase mapping (`'İ'` lowercases to `'i'`, as in Java).
+fn java_lower(c: char) -> Option<char> {
+    c.to_lowercase().next()
+}
+
+/// Whether Spring keeps character `c` at position `index` of an unbracketed name element
+/// (`ElementsParser.isValidChar` on the lowercased char): ASCII letters and digits anywhere,
+/// `-` anywhere but first.
+fn valid_char(c: char, index: usize) -> bool {
+    java_lower(c).is_some_and(|l| l.is_ascii_lowercase() || l.is_ascii_digit())
+        || (index != 0 && c == '-')
+}
+
+/// Whether Spring drops an unbracketed name element altogether: one with no character it
+/// keeps (for example `断路器` or `___`) leaves no element at all in the adapted name.
+pub fn element_vanishes(element: &str) -> bool {
+    !element.chars().enumerate().any(|(i, c)| valid_char(c, i))
+}
+
 /// The key of a map entry (an instance or config name) as Spring keeps it: an unbracketed key
-/// loses every character other than ASCII letters, digits, `-` and `_`; a bracketed key
+/// loses every character other than ASCII letters, digits, `-` (except as its first character)
+/// and `_` (`ConfigurationPropertyName.convertToOriginalForm`); a bracketed key
 /// (`[my.backend]`) is kept verbatim.
 pub fn map_key(element: &str, bracketed: bool) -> String {
     if bracketed {
@@ -20,7 +43,9 @@ pub fn map_key(element: &str, bracketed: bool) -> String {
     } else {
         element
             .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .enumerate()
+            .filter(|(i, c)| *c == '_' || valid_char(*c, *i))
+            .map(|(_, c)| c)
             .collect()
     }
 }
@@ -99,6 +124,14 @@ mod tests {
         );
         assert_eq!(map_key("order@v2", false), "orderv2");
         assert_eq!(map_key("my.backend", true), "my.backend");
+        assert_eq!(map_key("-lead", false), "lead");
+        assert_eq!(map_key("a-b-", false), "a-b-");
+        assert_eq!(map_key("café", false), "caf");
+        assert_eq!(map_key("Upper_Case-x", false), "Upper_Case-x");
+        assert!(element_vanishes("断路器"));
+        assert!(element_vanishes("___"));
+        assert!(!element_vanishes("_-"));
+        assert!(!element_vanishes("é1"));
     }
 
     #[test]
