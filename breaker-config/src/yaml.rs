@@ -102,8 +102,10 @@ fn options(limits: &Limits) -> serde_saphyr::Options {
     budget.max_reader_input_bytes = Some(limits.max_file_bytes);
     serde_saphyr::options! {
         budget: Some(budget),
-        // Spring (SnakeYAML) keeps reading; later duplicate keys override earlier ones.
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::PassThrough,
+        // Spring Boot's `OriginTrackedYamlLoader` sets `allowDuplicateKeys(false)`: SnakeYAML
+        // fails the whole file with "found duplicate key" when a mapping repeats a key (merge
+        // keys `<<` excepted; an explicit key may override a merged one).
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
         // SnakeYAML resolves YAML 1.1: `010` is octal; booleans are handled by our own
         // converter (true/false/yes/no/on/off), so keys like `y` or `on` stay strings.
         legacy_octal_numbers: true,
@@ -134,6 +136,15 @@ pub(crate) fn parse(
                 if let Some(stripped) = message.strip_suffix(&suffix) {
                     message = stripped.to_string();
                 }
+            }
+            if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+                let key = rest
+                    .split(", set DuplicateKeyPolicy")
+                    .next()
+                    .unwrap_or(rest);
+                message = format!(
+                    "found duplicate key {key} (Spring Boot refuses a YAML file that repeats a key in one mapping)"
+                );
             }
             if message.contains("budget") {
                 LoadError::Budget { origin, message }
