@@ -313,7 +313,11 @@ fn convert_entry(
                 return;
             }
         };
-        let text = text.trim();
+        // Spring's converters trim numbers, booleans, enums and class names, but a duration
+        // must match `DurationStyle` exactly ("10s " is not a valid duration) and a String
+        // (`baseConfig`) is taken as written.
+        let exact = kind == Kind::Duration || id == Id::BaseConfig;
+        let text = if exact { text.as_str() } else { text.trim() };
         if text.is_empty() && kind != Kind::ClassList {
             return; // Spring converts "" to null: not set, inherited.
         }

@@ -44,8 +44,9 @@ fn key_column(line: &str) -> u64 {
         + 1) as u64
 }
 
-/// Parses a `.properties` file into documents of flattened properties. Values are trimmed
-/// (Spring Boot trims them too). Errors: [`LoadError::Syntax`] for a malformed escape.
+/// Parses a `.properties` file into documents of flattened properties. As in Spring Boot's
+/// `OriginTrackedPropertiesLoader`, whitespace before a value is skipped but trailing
+/// whitespace is kept (the converters decide: numbers and booleans trim, durations do not). Errors: [`LoadError::Syntax`] for a malformed escape.
 pub(crate) fn parse(
     file: &Arc<str>,
     text: &str,
@@ -87,7 +88,7 @@ pub(crate) fn parse(
                 }
                 let ko = Origin::new(file.clone(), n as u64, key_column(raw));
                 let vo = Origin::new(file.clone(), n as u64, value_column(raw));
-                let value = v.trim().to_string();
+                let value = v.trim_start_matches([' ', '\t', '\u{c}']).to_string();
                 let kind = if value.is_empty() {
                     ValueKind::Empty
                 } else {
@@ -115,7 +116,7 @@ mod tests {
         assert_eq!(docs.len(), 2);
         let p = &docs[0].properties;
         assert_eq!(p[0].key, "a.b");
-        assert_eq!(p[0].value, "10s");
+        assert_eq!(p[0].value, "10s ");
         assert_eq!((p[0].value_origin.line, p[0].value_origin.column), (2, 7));
         assert_eq!(p[1].key, "x.y[0]");
         assert_eq!((p[1].key_origin.line, p[1].key_origin.column), (3, 3));
