@@ -46,6 +46,29 @@ fn strip(message: &str, dir: &Path) -> String {
     message.replace(&format!("{}/", dir.display()), "")
 }
 
+/// When the expectations list `key` (e.g. `warnings`), checks that `got` (file paths made
+/// relative to `dir`) are exactly those lines, in order.
+fn compare_lines(
+    base: &str,
+    key: &str,
+    expected: &Value,
+    got: &[String],
+    dir: &Path,
+    diffs: &mut Vec<String>,
+) {
+    let Some(w) = expected.get(key).and_then(Value::as_array) else {
+        return;
+    };
+    let got: Vec<String> = got.iter().map(|g| strip(g, dir)).collect();
+    let want: Vec<String> = w
+        .iter()
+        .filter_map(|x| x.as_str().map(String::from))
+        .collect();
+    if got != want {
+        diffs.push(format!("{base}: {key}: expected {want:#?}, got {got:#?}"));
+    }
+}
+
 fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(expected_file).expect("readable expected.json");
     let expected: Value = serde_json::from_str(&text).expect("valid expected.json");
@@ -138,38 +161,10 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
             &mut diffs,
         );
     }
-    if let Some(w) = expected.get("warnings").and_then(Value::as_array) {
-        let got: Vec<String> = loaded
-            .warnings
-            .iter()
-            .map(|w| strip(&w.to_string(), dir))
-            .collect();
-        let want: Vec<String> = w
-            .iter()
-            .filter_map(|x| x.as_str().map(String::from))
-            .collect();
-        if got != want {
-            diffs.push(format!(
-                "{base}: warnings: expected {want:#?}, got {got:#?}"
-            ));
-        }
-    }
-    if let Some(w) = expected.get("errorDetails").and_then(Value::as_array) {
-        let got: Vec<String> = loaded
-            .errors()
-            .iter()
-            .map(|e| strip(&e.to_string(), dir))
-            .collect();
-        let want: Vec<String> = w
-            .iter()
-            .filter_map(|x| x.as_str().map(String::from))
-            .collect();
-        if got != want {
-            diffs.push(format!(
-                "{base}: errorDetails: expected {want:#?}, got {got:#?}"
-            ));
-        }
-    }
+    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    compare_lines(&base, "warnings", &expected, &warnings, dir, &mut diffs);
+    let errors: Vec<String> = loaded.errors().iter().map(ToString::to_string).collect();
+    compare_lines(&base, "errorDetails", &expected, &errors, dir, &mut diffs);
     diffs
 }
 

@@ -10,27 +10,18 @@ use breaker_core::{CircuitBreaker, CircuitBreakerConfig, ManualClock, State};
 
 const THREADS: usize = 4;
 
-#[test]
-fn counts_add_up_under_contention() {
-    const CALLS: u32 = 5_000;
-    // A window larger than all calls, a minimum that is never reached: nothing trips.
-    let config = CircuitBreakerConfig::builder()
-        .sliding_window_size(100_000)
-        .minimum_number_of_calls(1_000_000)
-        .build()
-        .unwrap();
-    let cb = CircuitBreaker::new("stress", config);
-    let barrier = Arc::new(Barrier::new(THREADS));
-    let handles: Vec<_> = (0..THREADS)
+/// Runs `threads` writers on `cb`, started together; writer `t` records `calls` outcomes,
+/// the `i`-th a failure when `fails(t, i)`. Returns when every writer has finished.
+fn run_writers(cb: &CircuitBreaker, threads: usize, calls: u32, fails: fn(u32, u32) -> bool) {
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads as u32)
         .map(|t| {
-            let cb = cb.clone();
-            let barrier = barrier.clone();
+            let (cb, barrier) = (cb.clone(), barrier.clone());
             thread::spawn(move || {
                 barrier.wait();
-                for i in 0..CALLS {
+                for i in 0..calls {
                     let p = cb.try_acquire_permission().unwrap();
-                    // Thread t fails every (t + 2)-th call.
-                    if i % (t as u32 + 2) == 0 {
+                    if fails(t, i) {
                         p.on_error()
                     } else {
                         p.on_success()
@@ -42,6 +33,20 @@ fn counts_add_up_under_contention() {
     for h in handles {
         h.join().unwrap();
     }
+}
+
+#[test]
+fn counts_add_up_under_contention() {
+    const CALLS: u32 = 5_000;
+    // A window larger than all calls, a minimum that is never reached: nothing trips.
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_size(100_000)
+        .minimum_number_of_calls(1_000_000)
+        .build()
+        .unwrap();
+    let cb = CircuitBreaker::new("stress", config);
+    // Thread t fails every (t + 2)-th call.
+    run_writers(&cb, THREADS, CALLS, |t, i| i % (t + 2) == 0);
     let expected_failures: u32 = (0..THREADS as u32).map(|t| CALLS.div_ceil(t + 2)).sum();
     let m = cb.metrics();
     assert_eq!(m.number_of_buffered_calls, THREADS as u32 * CALLS);
@@ -133,27 +138,8 @@ fn oversubscribed_lock_keeps_counts_exact() {
             reads
         })
     };
-    let barrier = Arc::new(Barrier::new(WRITERS));
-    let handles: Vec<_> = (0..WRITERS)
-        .map(|t| {
-            let (cb, barrier) = (cb.clone(), barrier.clone());
-            thread::spawn(move || {
-                barrier.wait();
-                for i in 0..CALLS {
-                    let p = cb.try_acquire_permission().unwrap();
-                    // Every writer fails one call in 4: never 100 %, nothing trips.
-                    if (i + t as u32) % 4 == 0 {
-                        p.on_error()
-                    } else {
-                        p.on_success()
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+    // Every writer fails one call in 4: never 100 %, nothing trips.
+    run_writers(&cb, WRITERS, CALLS, |t, i| (i + t) % 4 == 0);
     done.store(true, Ordering::Relaxed);
     assert!(reader.join().unwrap() > 0);
     assert_eq!(cb.state(), State::Closed);

@@ -89,16 +89,21 @@ fn a_panic_inside_a_call_is_recorded_as_a_failure_and_resumed() {
     assert_eq!(cb.metrics().number_of_failed_calls, 1);
 }
 
-#[test]
-fn reset_cancels_the_half_open_timer() {
-    let clock = clock();
+/// A breaker that starts HALF_OPEN with a 500 ms `maxWaitDurationInHalfOpenState`.
+fn half_open_with_max_wait(clock: &ManualClock) -> CircuitBreaker {
     let config = CircuitBreakerConfig::builder()
         .max_wait_duration_in_half_open_state(Duration::from_millis(500))
         .initial_state(State::HalfOpen)
         .clock(Arc::new(clock.clone()))
         .build()
         .unwrap();
-    let cb = CircuitBreaker::new("reset", config);
+    CircuitBreaker::new("half-open-timer", config)
+}
+
+#[test]
+fn reset_cancels_the_half_open_timer() {
+    let clock = clock();
+    let cb = half_open_with_max_wait(&clock);
     assert_eq!(cb.state(), State::HalfOpen);
     cb.reset();
     clock.advance(Duration::from_millis(2_000));
@@ -110,13 +115,7 @@ fn reset_cancels_the_half_open_timer() {
 #[test]
 fn the_half_open_timer_fires_without_reset() {
     let clock = clock();
-    let config = CircuitBreakerConfig::builder()
-        .max_wait_duration_in_half_open_state(Duration::from_millis(500))
-        .initial_state(State::HalfOpen)
-        .clock(Arc::new(clock.clone()))
-        .build()
-        .unwrap();
-    let cb = CircuitBreaker::new("timer", config);
+    let cb = half_open_with_max_wait(&clock);
     clock.advance(Duration::from_millis(499));
     assert_eq!(cb.state(), State::HalfOpen);
     clock.advance(Duration::from_millis(1));
