@@ -9,7 +9,7 @@ use core::future::Future;
 
 use crate::{CallError, CallNotPermitted, CircuitBreaker, Registry};
 
-/// The breaker `name` of the global registry (`breaker::global()`), for a call site's cache.
+/// The breaker `name` of the global registry (`resilience4rs::global()`), for a call site's cache.
 pub fn from_global(name: &'static str) -> CircuitBreaker {
     crate::global::global().circuit_breaker(name)
 }
@@ -36,9 +36,9 @@ pub fn protected_output<R: ProtectedOutput>() {}
 /// An error type that can carry a rejected call, needed when there is no fallback.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot represent a call the circuit breaker rejected",
-    label = "`{Self}` needs `From<breaker::CallNotPermitted>`",
+    label = "`{Self}` needs `From<resilience4rs::CallNotPermitted>`",
     note = "without a fallback, a rejected call is returned as the fn's own error: \
-            implement `From<breaker::CallNotPermitted>` for `{Self}` (e.g. an enum variant), \
+            implement `From<resilience4rs::CallNotPermitted>` for `{Self}` (e.g. an enum variant), \
             or add `fallback = \"...\"` to handle it"
 )]
 pub trait FromNotPermitted: Sized {
@@ -93,7 +93,7 @@ pub fn fallback_arg<T: FallbackArg>(value: &T) -> T {
 #[diagnostic::on_unimplemented(
     message = "the fallback must be an `async fn` returning `{R}`, but calling it gives `{Self}`",
     label = "the fallback must be `async fn ..(<same arguments>, CallError<E>) -> {R}`",
-    note = "a fallback takes the protected fn's arguments plus `breaker::CallError<E>` last, \
+    note = "a fallback takes the protected fn's arguments plus `resilience4rs::CallError<E>` last, \
             is `async`, and returns exactly the protected fn's return type"
 )]
 pub trait FallbackFuture<R> {

@@ -30,7 +30,7 @@ pub struct AlreadyInitialized;
 impl fmt::Display for AlreadyInitialized {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
-            "the global circuit-breaker registry is already initialised; call breaker::init \
+            "the global circuit-breaker registry is already initialised; call resilience4rs::init \
              once, before the first protected call",
         )
     }

@@ -11,19 +11,19 @@ fn global_registry_loads_and_watches_the_configured_file() {
     std::fs::write(&path, yaml).unwrap();
 
     // A variable naming a missing file is an error, not silently the defaults.
-    std::env::set_var(breaker::CONFIG_ENV, dir.path().join("missing.yml"));
-    let panic = std::panic::catch_unwind(breaker::global).unwrap_err();
+    std::env::set_var(resilience4rs::CONFIG_ENV, dir.path().join("missing.yml"));
+    let panic = std::panic::catch_unwind(resilience4rs::global).unwrap_err();
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(message.contains("BREAKER_CONFIG="), "{message}");
     assert!(message.contains("names no file"), "{message}");
 
-    std::env::set_var(breaker::CONFIG_ENV, &path);
+    std::env::set_var(resilience4rs::CONFIG_ENV, &path);
 
-    let cb = breaker::global()
+    let cb = resilience4rs::global()
         .find("paymentService")
         .expect("instances are created eagerly");
     assert_eq!(cb.config().sliding_window_size(), 7);
-    let live = breaker::global_live_config().expect("loaded from a file");
+    let live = resilience4rs::global_live_config().expect("loaded from a file");
     assert_eq!(live.paths(), std::slice::from_ref(&path));
 
     std::fs::write(&path, yaml.replace("5s", "1500ms")).unwrap();

@@ -1,7 +1,7 @@
-//! `breaker::init_from_file` with an error catalog makes a Spring file that names exceptions
+//! `resilience4rs::init_from_file` with an error catalog makes a Spring file that names exceptions
 //! drive `#[circuit_breaker]` fns. (Its own test binary: the global registry is per process.)
 
-use breaker::{circuit_breaker, CallNotPermitted, ErrorCatalog, InitError, State};
+use resilience4rs::{circuit_breaker, CallNotPermitted, ErrorCatalog, InitError, State};
 
 #[derive(Debug, PartialEq)]
 enum ApiError {
@@ -41,7 +41,7 @@ async fn a_file_with_exception_names_needs_a_catalog_and_then_classifies_like_ja
     std::fs::write(&path, YAML).unwrap();
 
     // Without a catalog the names bind to nothing: refused, and the global stays unset.
-    match breaker::init_from_file(&path, ErrorCatalog::new()) {
+    match resilience4rs::init_from_file(&path, ErrorCatalog::new()) {
         Err(InitError::Load(e)) => assert!(
             e.to_string()
                 .contains("'org.springframework.web.client.HttpServerErrorException'"),
@@ -59,7 +59,7 @@ async fn a_file_with_exception_names_needs_a_catalog_and_then_classifies_like_ja
             "org.springframework.web.client.HttpClientErrorException",
             |e: &ApiError| *e == ApiError::BadRequest,
         );
-    let live = breaker::init_from_file(&path, catalog).unwrap();
+    let live = resilience4rs::init_from_file(&path, catalog).unwrap();
     assert!(live.last_reload_error().is_none());
 
     // Client errors are ignored: four of them do not open the breaker.
@@ -69,7 +69,7 @@ async fn a_file_with_exception_names_needs_a_catalog_and_then_classifies_like_ja
             Err(ApiError::BadRequest)
         );
     }
-    let cb = breaker::global().find("quotes").unwrap();
+    let cb = resilience4rs::global().find("quotes").unwrap();
     assert_eq!(cb.metrics().number_of_buffered_calls, 0);
     // Two server errors in four calls: 50 % >= 50 %, OPEN.
     for e in [
@@ -83,7 +83,7 @@ async fn a_file_with_exception_names_needs_a_catalog_and_then_classifies_like_ja
     assert_eq!(cb.state(), State::Open);
     assert_eq!(quote(None).await, Err(ApiError::Rejected));
     assert!(matches!(
-        breaker::init_from_file(&path, ErrorCatalog::new()),
+        resilience4rs::init_from_file(&path, ErrorCatalog::new()),
         Err(InitError::AlreadyInitialized(_))
     ));
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use breaker::{
+use resilience4rs::{
     circuit_breaker, CallError, CallNotPermitted, CircuitBreakerConfig, Registry, State,
 };
 
@@ -261,12 +261,12 @@ async fn through_global(fail: bool) -> Result<(), SvcError> {
 #[tokio::test]
 async fn global_registry_set_by_init_is_used() {
     // This is the only test in this binary that touches the global registry.
-    breaker::init(Registry::with_default_config(config(2))).expect("first init");
-    assert!(breaker::init(Registry::new()).is_err());
+    resilience4rs::init(Registry::with_default_config(config(2))).expect("first init");
+    assert!(resilience4rs::init(Registry::new()).is_err());
     assert_eq!(through_global(true).await, Err(SvcError::Down));
     assert_eq!(through_global(true).await, Err(SvcError::Down));
     assert_eq!(through_global(false).await, Err(SvcError::Rejected));
     assert_eq!(GLOBAL_BODY.load(Ordering::SeqCst), 2);
-    let breaker = breaker::global().circuit_breaker("macros-runtime-global");
+    let breaker = resilience4rs::global().circuit_breaker("macros-runtime-global");
     assert_eq!(breaker.state(), State::Open);
 }

@@ -10,13 +10,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, LazyLock};
 use std::time::{Duration, Instant};
 
-use breaker::{
-    circuit_breaker, CallError, CallNotPermitted, CircuitBreaker, CircuitBreakerConfig, Clock,
-    Registry, SystemClock,
-};
 use breaker_bench::*;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use failsafe::CircuitBreaker as _;
+use resilience4rs::{
+    circuit_breaker, CallError, CallNotPermitted, CircuitBreaker, CircuitBreakerConfig, Clock,
+    Registry, SystemClock,
+};
 
 type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;
 
@@ -118,7 +118,7 @@ fn b_errors(c: &mut Criterion) {
                 }
             })
         });
-        assert_eq!(cb.state(), breaker::State::Closed);
+        assert_eq!(cb.state(), resilience4rs::State::Closed);
     }
 
     let fs = failsafe_consecutive();

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime};
 
-use breaker::{Clock, SystemClock};
 use criterion::{criterion_group, criterion_main, Criterion};
+use resilience4rs::{Clock, SystemClock};
 
 fn clocks(c: &mut Criterion) {
     let mut g = c.benchmark_group("clock_read");

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use breaker::{CircuitBreaker, CircuitBreakerConfig, SlidingWindowType};
 use failsafe::backoff;
 use failsafe::failure_policy::SuccessRateOverTimeWindow;
 use failsafe::failure_policy::{consecutive_failures, ConsecutiveFailures, OrElse};
+use resilience4rs::{CircuitBreaker, CircuitBreakerConfig, SlidingWindowType};
 
 /// Polls `fut` once with a no-op waker and returns its output.
 ///

@@ -158,7 +158,7 @@ impl LiveConfig {
         })
     }
 
-    /// The registry. Hand it to `breaker::init` for `#[circuit_breaker]` fns.
+    /// The registry. Hand it to `resilience4rs::init` for `#[circuit_breaker]` fns.
     pub fn registry(&self) -> &Registry {
         &self.inner.registry
     }

@@ -49,7 +49,7 @@ fn unclaimed(names: &[UnclaimedName]) -> String {
          Register the errors that answer to each name in an ErrorCatalog, e.g. \
          ErrorCatalog::new().register(\"java.io.IOException\", |e: &MyError| matches!(e, MyError::Io(_))), \
          or .acknowledge(name) for a Java-only exception, and load the file with it \
-         (breaker::init_from_file(path, catalog), LiveConfig::load(paths, loader, catalog) or \
+         (resilience4rs::init_from_file(path, catalog), LiveConfig::load(paths, loader, catalog) or \
          Registry::from_file_with(path, loader, catalog)).",
         seen.len(),
         if seen.len() == 1 { "" } else { "s" }

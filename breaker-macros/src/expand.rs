@@ -32,9 +32,9 @@ pub fn expand(args: Args, mut protected: Protected) -> syn::Result<TokenStream> 
 
     let lookup = match &args.registry {
         Some(registry) => quote_spanned! {registry.span()=>
-            ::breaker::__private::from_registry(&#registry, #name)
+            ::resilience4rs::__private::from_registry(&#registry, #name)
         },
-        None => quote!(::breaker::__private::from_global(#name)),
+        None => quote!(::resilience4rs::__private::from_global(#name)),
     };
 
     let future = match &protected.body {
@@ -71,11 +71,11 @@ pub fn expand(args: Args, mut protected: Protected) -> syn::Result<TokenStream> 
             let finish = match &protected.error_ty {
                 Some(error_ty) if !mentions_impl_trait(error_ty) => {
                     quote_spanned! {error_ty.span()=>
-                        ::breaker::__private::without_fallback::<_, #error_ty>(#outcome)
+                        ::resilience4rs::__private::without_fallback::<_, #error_ty>(#outcome)
                     }
                 }
                 _ => quote_spanned! {protected.output.span()=>
-                    ::breaker::__private::without_fallback(#outcome)
+                    ::resilience4rs::__private::without_fallback(#outcome)
                 },
             };
             (TokenStream::new(), finish)
@@ -88,16 +88,16 @@ pub fn expand(args: Args, mut protected: Protected) -> syn::Result<TokenStream> 
             TokenStream::new()
         } else {
             quote_spanned! {output.span()=>
-                ::breaker::__private::protected_output::<#output>();
+                ::resilience4rs::__private::protected_output::<#output>();
             }
         }
     };
 
     let body = quote! {
         #check_output
-        static #cell: ::std::sync::OnceLock<::breaker::CircuitBreaker> =
+        static #cell: ::std::sync::OnceLock<::resilience4rs::CircuitBreaker> =
             ::std::sync::OnceLock::new();
-        let #breaker: &'static ::breaker::CircuitBreaker =
+        let #breaker: &'static ::resilience4rs::CircuitBreaker =
             #cell.get_or_init(|| #lookup);
         #save
         #rebinds

@@ -51,7 +51,7 @@ pub fn plan(fb: &Fallback, protected: &Protected, args: &[Arg], err: &Ident) -> 
                 .map(|r| r.self_token.span)
                 .unwrap_or(span);
             save.extend(quote_spanned! {self_token=>
-                let #saved_self = ::breaker::__private::fallback_arg(&self);
+                let #saved_self = ::resilience4rs::__private::fallback_arg(&self);
             });
             Some(quote!(#saved_self))
         }
@@ -60,7 +60,7 @@ pub fn plan(fb: &Fallback, protected: &Protected, args: &[Arg], err: &Ident) -> 
     let copies = args.iter().map(|arg| {
         let ident = &arg.ident;
         let ty_span = syn::spanned::Spanned::span(&arg.ty);
-        quote_spanned! {ty_span=> ::breaker::__private::fallback_arg(&#ident), }
+        quote_spanned! {ty_span=> ::resilience4rs::__private::fallback_arg(&#ident), }
     });
     save.extend(quote! { let #saved_args = ( #(#copies)* ); });
 
@@ -93,7 +93,7 @@ pub fn plan(fb: &Fallback, protected: &Protected, args: &[Arg], err: &Ident) -> 
     let call = quote_spanned! {span=>
         {
             let ( #(#idents,)* ) = #saved_args;
-            ::breaker::__private::fallback::<#output, _>(#invoke).await
+            ::resilience4rs::__private::fallback::<#output, _>(#invoke).await
         }
     };
     Ok(Plan { save, call })

@@ -1,6 +1,6 @@
-//! The `#[circuit_breaker]` attribute, re-exported as `breaker::circuit_breaker`.
+//! The `#[circuit_breaker]` attribute, re-exported as `resilience4rs::circuit_breaker`.
 //!
-//! Use it through the `breaker` crate; the generated code names `::breaker::...` paths, so the
+//! Use it through the `resilience4rs` crate; the generated code names `::resilience4rs::...` paths, so the
 //! crate must be a dependency under that name.
 //!
 //! The macro is split into small parts: `args` parses the attribute's arguments,
@@ -20,7 +20,7 @@ use proc_macro2::Span;
 /// `@CircuitBreaker(name = "...", fallbackMethod = "...")`.
 ///
 /// ```ignore
-/// use breaker::{circuit_breaker, CallError};
+/// use resilience4rs::{circuit_breaker, CallError};
 ///
 /// #[circuit_breaker(name = "paymentService", fallback = "cached_rate")]
 /// async fn rate(currency: String) -> Result<f64, RateError> {
@@ -40,7 +40,7 @@ use proc_macro2::Span;
 /// * `fallback = "..."` (optional): an async fn or method in the same scope, called with the
 ///   protected fn's arguments plus the error, see [Fallback](#fallback).
 /// * `registry = path::TO::REGISTRY` (optional): use this registry instead of the
-///   process-global one (`breaker::global()`). Anything that derefs to a `breaker::Registry`
+///   process-global one (`resilience4rs::global()`). Anything that derefs to a `resilience4rs::Registry`
 ///   works: a `static LazyLock<Registry>`, a `&'static Registry`, ...
 ///
 /// # What it goes on
@@ -64,7 +64,7 @@ use proc_macro2::Span;
 /// breaker's state and configuration, so a config replaced in the registry is seen at once.
 /// The protected future is built in place (no `Box<dyn Future>`, no allocation per call).
 ///
-/// The global registry is the one given to `breaker::init(registry)`, or, if nothing was
+/// The global registry is the one given to `resilience4rs::init(registry)`, or, if nothing was
 /// initialised before the first call, one loaded from the file named by the `BREAKER_CONFIG`
 /// environment variable, else `application.yml` in the working directory, else the library
 /// defaults.
@@ -73,13 +73,13 @@ use proc_macro2::Span;
 ///
 /// A rejected call (the breaker is OPEN, or HALF_OPEN with no permit left) never runs the body;
 /// without a fallback it must be returned as the fn's own error type, so that type must
-/// implement `From<breaker::CallNotPermitted>`. The compiler says so if it does not.
+/// implement `From<resilience4rs::CallNotPermitted>`. The compiler says so if it does not.
 ///
 /// # Fallback
 ///
 /// As in Resilience4j, the fallback is called for every failure of the protected call: an
 /// `Err` from the body (recorded or ignored by the breaker alike) and a rejected call. It gets
-/// the same arguments as the protected fn, plus a `breaker::CallError<E>` last
+/// the same arguments as the protected fn, plus a `resilience4rs::CallError<E>` last
 /// (`CallError::Inner(e)` or `CallError::NotPermitted(..)`), must be `async`, and must return
 /// the same type as the protected fn. It is resolved in the fn's scope:
 ///

@@ -21,9 +21,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use breaker::{CircuitBreaker, State};
 use breaker_config::ReloadEvent;
 use clap::Parser;
+use resilience4rs::{CircuitBreaker, State};
 use serde_json::{json, Value};
 
 use client::{PaymentClient, BREAKER};
@@ -59,8 +59,8 @@ async fn run(flags: Flags) -> Result<Value, String> {
 
     let catalog = client::error_catalog();
     let (live, warnings) = LiveFile::load(&working, catalog.clone())?;
-    breaker::init(live.registry().clone()).map_err(|e| e.to_string())?;
-    let cb = breaker::global().circuit_breaker(BREAKER);
+    resilience4rs::init(live.registry().clone()).map_err(|e| e.to_string())?;
+    let cb = resilience4rs::global().circuit_breaker(BREAKER);
     let events_file = match &flags.events {
         Some(p) => Some(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
         None => None,

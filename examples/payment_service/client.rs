@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use breaker::{circuit_breaker, CallError, ErrorCatalog};
+use resilience4rs::{circuit_breaker, CallError, ErrorCatalog};
 
 /// The breaker the client uses: `resilience4j.circuitbreaker.instances.paymentService`.
 pub const BREAKER: &str = "paymentService";

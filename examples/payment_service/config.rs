@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use breaker::{ErrorCatalog, Registry};
 use breaker_config::{
     LiveConfig, Loader, ReloadEvent, ResolvedConfig, ResolvedInstance, SettingChange, Watch,
 };
+use resilience4rs::{ErrorCatalog, Registry};
 
 use super::flags::show;
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use breaker::{java_float, CircuitBreaker, CircuitBreakerEvent, EventKind, State};
+use resilience4rs::{java_float, CircuitBreaker, CircuitBreakerEvent, EventKind, State};
 
 use super::flags::show;
 use super::stats::Epoch;

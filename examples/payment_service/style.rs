@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use breaker::State;
+use resilience4rs::State;
 
 fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use breaker::State;
+use resilience4rs::State;
 use serde_json::{json, Value};
 
 use super::config::Change;

@@ -1,4 +1,4 @@
-use breaker::{circuit_breaker, CallError};
+use resilience4rs::{circuit_breaker, CallError};
 
 pub struct PayError;
 

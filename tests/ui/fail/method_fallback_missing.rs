@@ -1,4 +1,4 @@
-use breaker::circuit_breaker;
+use resilience4rs::circuit_breaker;
 
 pub struct PayError;
 

@@ -1,4 +1,4 @@
-use breaker::circuit_breaker;
+use resilience4rs::circuit_breaker;
 
 #[circuit_breaker(name = "payment")]
 async fn notify(amount: u64) {

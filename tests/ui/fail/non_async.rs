@@ -1,4 +1,4 @@
-use breaker::{circuit_breaker, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallNotPermitted};
 
 pub struct PayError;
 impl From<CallNotPermitted> for PayError {

@@ -1,4 +1,4 @@
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 pub struct PayError;
 impl From<CallNotPermitted> for PayError {

@@ -1,5 +1,5 @@
 //! Fallbacks named by path: an associated fn (`Self::..`) and a fn in another module.
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub struct QuoteError;
@@ -12,7 +12,7 @@ impl From<CallNotPermitted> for QuoteError {
 
 mod fallbacks {
     use super::QuoteError;
-    use breaker::CallError;
+    use resilience4rs::CallError;
 
     pub async fn zero(_symbol: &'static str, e: CallError<QuoteError>) -> Result<f64, QuoteError> {
         assert!(!e.is_not_permitted());

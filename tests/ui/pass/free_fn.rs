@@ -1,5 +1,5 @@
 //! Free async fns, with and without a fallback; `?` and early `return` keep their types.
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub enum PayError {

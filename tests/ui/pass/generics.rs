@@ -3,7 +3,7 @@
 //! breaker classifies them by type.)
 use std::fmt::Display;
 
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub struct FmtError;

@@ -1,7 +1,7 @@
 //! `impl Trait` arguments, with and without a fallback.
 use std::fmt::Debug;
 
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub struct LogError;

@@ -1,5 +1,5 @@
 //! Pattern arguments: the fallback receives the whole value.
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub struct GeoError;

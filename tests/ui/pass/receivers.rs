@@ -1,7 +1,7 @@
 //! Inherent async methods with every receiver kind, with method fallbacks.
 use std::sync::Arc;
 
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub struct SvcError;

@@ -1,5 +1,5 @@
 //! Async methods of a trait impl (native `async fn` in traits), generic and not.
-use breaker::{circuit_breaker, CallError, CallNotPermitted};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted};
 
 #[derive(Debug, PartialEq)]
 pub struct RepoError;
