@@ -1,5 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+// The generated code names the facade `::resilience4rs`; this makes that path work inside
+// the library too.
+extern crate self as resilience4rs;
+
 pub use breaker_core::*;
 
 #[doc(hidden)]

@@ -1,0 +1,227 @@
+//! The circuit breaker's part of `#[circuit_breaker]`: finding the breaker, running the
+//! protected future through it, and returning a rejection without a fallback.
+
+use core::any::Any;
+use core::future::Future;
+use core::ops::Deref;
+use std::sync::OnceLock;
+
+use super::{ProtectedOutput, Witness};
+use crate::{CallError, CallNotPermitted, CircuitBreaker, Outcome, Registry};
+
+/// The breaker `name` of the global registry (`resilience4rs::global()`).
+#[inline]
+pub fn from_global(name: &str) -> CircuitBreaker {
+    crate::global::global().circuit_breaker(name)
+}
+
+/// The breaker `name` of `registry` (`registry = ...`).
+#[inline]
+pub fn from_registry(registry: &Registry, name: &str) -> CircuitBreaker {
+    registry.circuit_breaker(name)
+}
+
+/// The global registry, for [`named`].
+#[inline]
+pub fn global_registry() -> &'static Registry {
+    crate::global::global()
+}
+
+/// A breaker handle: the one cached at the call site, or one looked up for this call.
+pub enum Handle {
+    /// The call site's cached handle.
+    Cached(&'static CircuitBreaker),
+    /// A handle looked up for this call.
+    Owned(CircuitBreaker),
+}
+
+impl Deref for Handle {
+    type Target = CircuitBreaker;
+    #[inline(always)]
+    fn deref(&self) -> &CircuitBreaker {
+        match self {
+            Handle::Cached(b) => b,
+            Handle::Owned(b) => b,
+        }
+    }
+}
+
+/// The breaker for a `name = <expression>` in a static registry: the call site caches the
+/// first one it looks up, and uses it whenever the expression gives the same name again (a
+/// const: always). A different name (`Self::NAME` in a trait's default method, shared by
+/// every impl) is looked up for this call, so every name gets its own breaker.
+#[inline]
+pub fn named(
+    cell: &'static OnceLock<CircuitBreaker>,
+    name: &str,
+    registry: impl FnOnce() -> &'static Registry,
+) -> Handle {
+    match cell.get() {
+        Some(cached) if cached.name() == name => Handle::Cached(cached),
+        Some(_) => Handle::Owned(registry().circuit_breaker(name)),
+        None => {
+            let registry = registry();
+            let cached = cell.get_or_init(|| registry.circuit_breaker(name));
+            if cached.name() == name {
+                Handle::Cached(cached)
+            } else {
+                Handle::Owned(registry.circuit_breaker(name))
+            }
+        }
+    }
+}
+
+/// The outcome of [`call`] and its variants: `Result<T, CallError<E>>` for `Result<T, E>`.
+pub type CallOutcome<W> = <<W as Witness>::Output as ProtectedOutput>::Outcome<
+    CallError<<<W as Witness>::Output as ProtectedOutput>::Err>,
+>;
+
+type Ok<W> = <<W as Witness>::Output as ProtectedOutput>::Ok;
+type Err<W> = <<W as Witness>::Output as ProtectedOutput>::Err;
+
+/// Runs `future` through `breaker`, classifying its `Ok` values (`recordResult`) and errors
+/// (`recordExceptions`, `ignoreExceptions`, ...) by type: both must be `'static`. `checked`
+/// is `<R as ProtectedOutput>::checked()` for the fn's return type `R`.
+#[inline]
+pub async fn call<W, F>(_checked: W, breaker: &CircuitBreaker, future: F) -> CallOutcome<W>
+where
+    W: Witness,
+    F: Future<Output = W::Output>,
+    Ok<W>: Any,
+    Err<W>: Any,
+{
+    let result = breaker
+        .call_with(|r| breaker.classify(r), async move {
+            future.await.into_result()
+        })
+        .await;
+    W::Output::outcome(result)
+}
+
+/// As [`call`], for an `Ok` type that is not `'static` (borrowed data, a generic `T`): its
+/// values are successes, since no `recordResult` predicate can name such a type.
+#[inline]
+pub async fn call_unnamed_ok<W, F>(
+    _checked: W,
+    breaker: &CircuitBreaker,
+    future: F,
+) -> CallOutcome<W>
+where
+    W: Witness,
+    F: Future<Output = W::Output>,
+    Err<W>: Any,
+{
+    let classify = |r: &Result<Ok<W>, Err<W>>| match r {
+        Ok(_) => Outcome::Success,
+        Err(e) => breaker.classify_error(e),
+    };
+    let result = breaker
+        .call_with(classify, async move { future.await.into_result() })
+        .await;
+    W::Output::outcome(result)
+}
+
+/// As [`call`], for an error type that is not `'static`: no exception name or predicate can
+/// match it (see [`CircuitBreaker::classify_unnamed_error`]).
+#[inline]
+pub async fn call_unnamed_err<W, F>(
+    _checked: W,
+    breaker: &CircuitBreaker,
+    future: F,
+) -> CallOutcome<W>
+where
+    W: Witness,
+    F: Future<Output = W::Output>,
+    Ok<W>: Any,
+{
+    let classify = |r: &Result<Ok<W>, Err<W>>| match r {
+        Ok(v) => breaker.classify_value(v),
+        Err(_) => breaker.classify_unnamed_error(),
+    };
+    let result = breaker
+        .call_with(classify, async move { future.await.into_result() })
+        .await;
+    W::Output::outcome(result)
+}
+
+/// As [`call`], for `Ok` and error types that are both not `'static`.
+#[inline]
+pub async fn call_unnamed<W, F>(_checked: W, breaker: &CircuitBreaker, future: F) -> CallOutcome<W>
+where
+    W: Witness,
+    F: Future<Output = W::Output>,
+{
+    let classify = |r: &Result<Ok<W>, Err<W>>| match r {
+        Ok(_) => Outcome::Success,
+        Err(_) => breaker.classify_unnamed_error(),
+    };
+    let result = breaker
+        .call_with(classify, async move { future.await.into_result() })
+        .await;
+    W::Output::outcome(result)
+}
+
+/// An error type that can carry a rejected call, needed when there is no fallback.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot represent a call the circuit breaker rejected",
+    label = "without a fallback, a rejected call is returned as this error type",
+    note = "add `fallback = \"...\"` to answer rejected calls (the fallback receives \
+            `CallError::NotPermitted`), or return an error type that implements \
+            `From<resilience4rs::CallNotPermitted>` (for an error type of your own: \
+            implement it, e.g. with an enum variant)"
+)]
+pub trait FromNotPermitted: Sized {
+    /// Converts the rejection.
+    fn from_not_permitted(rejected: CallNotPermitted) -> Self;
+}
+
+impl<E: From<CallNotPermitted>> FromNotPermitted for E {
+    #[inline(always)]
+    fn from_not_permitted(rejected: CallNotPermitted) -> Self {
+        E::from(rejected)
+    }
+}
+
+/// The outcome of a protected call without a fallback, for the error type `Self` named at
+/// the call (`<PayError as FromNotPermitted>::without_fallback(outcome)`, spanned on the
+/// user's error type): the call's own error as is, a rejection through
+/// `From<CallNotPermitted>`.
+pub trait WithoutFallback: FromNotPermitted {
+    /// Converts the outcome.
+    fn without_fallback<T>(outcome: Result<T, CallError<Self>>) -> Result<T, Self>;
+}
+
+impl<E: FromNotPermitted> WithoutFallback for E {
+    #[inline]
+    fn without_fallback<T>(outcome: Result<T, CallError<E>>) -> Result<T, E> {
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(CallError::Inner(error)) => Err(error),
+            Err(CallError::NotPermitted(rejected)) => Err(E::from_not_permitted(rejected)),
+        }
+    }
+}
+
+/// An outcome that can be returned without a fallback, for an error type the expansion
+/// cannot name (behind an alias): its type follows from the outcome's, so after an earlier
+/// error (a return type that is not a `Result`) nothing more is reported.
+pub trait Unfallback {
+    /// The fn's return type.
+    type Output;
+    /// Converts the outcome.
+    fn unfallback(self) -> Self::Output;
+}
+
+impl<T, E: FromNotPermitted> Unfallback for Result<T, CallError<E>> {
+    type Output = Result<T, E>;
+    #[inline]
+    fn unfallback(self) -> Result<T, E> {
+        E::without_fallback(self)
+    }
+}
+
+/// [`Unfallback::unfallback`].
+#[inline]
+pub fn without_fallback<O: Unfallback>(outcome: O) -> O::Output {
+    outcome.unfallback()
+}
