@@ -148,7 +148,13 @@ impl Args {
         let raw =
             syn::parse::Parser::parse2(Punctuated::<RawArg, Token![,]>::parse_terminated, tokens)
                 .map_err(|e| {
-                syn::Error::new(e.span(), format!("{e}; expected {}", spec.known_list()))
+                // Our own messages (they quote what to write) stand alone; syn's get the
+                // list of arguments.
+                if e.to_string().starts_with('`') {
+                    e
+                } else {
+                    syn::Error::new(e.span(), format!("{e}; expected {}", spec.known_list()))
+                }
             })?;
 
         let mut name: Option<Name> = None;

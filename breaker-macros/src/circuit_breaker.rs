@@ -97,11 +97,11 @@ impl Layer for CircuitBreaker {
             Some(err) => is_static(err, &params),
             None => true,
         };
-        let variant = match (ok_static, err_static) {
-            (true, true) => quote!(call),
-            (false, true) => quote!(call_unnamed_ok),
-            (true, false) => quote!(call_unnamed_err),
-            (false, false) => quote!(call_unnamed),
+        let classifier = match (ok_static, err_static) {
+            (true, true) => "by_type",
+            (false, true) => "unnamed_ok",
+            (true, false) => "unnamed_err",
+            (false, false) => "unnamed",
         };
         let output = &protected.output;
         // Naming the return type puts "must return a `Result`" on the user's return type
@@ -112,8 +112,27 @@ impl Layer for CircuitBreaker {
         } else {
             quote_spanned!(output.span()=> <#output as #krate::__private::ProtectedOutput>::checked())
         };
+        // A missing `'static` (a generic parameter of the impl in the `Ok` type) is reported
+        // on the `Ok` type.
+        let at = match &protected.parts.ok {
+            Some(ok) => ok.span(),
+            None => output.span(),
+        };
+        let checked_var = Ident::new(
+            "__layer_checked",
+            proc_macro2::Span::mixed_site().located_at(at),
+        );
+        let classifier = Ident::new(classifier, at);
+        let classify_krate = cx.krate_at(at);
+        let classify = quote_spanned! {at=>
+            #classify_krate::__private::circuit_breaker::#classifier(&#checked_var)
+        };
         quote_spanned! {output.span()=>
-            #krate::__private::circuit_breaker::#variant(#checked, #handle, #future)
+            {
+                let #checked_var = #checked;
+                let classify = #classify;
+                #krate::__private::circuit_breaker::call(#checked_var, classify, #handle, #future)
+            }
         }
     }
 

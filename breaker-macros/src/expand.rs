@@ -68,10 +68,20 @@ pub trait Layer {
 
 /// The attribute's entry point: parses, analyses and expands, or reports the one error
 /// next to the unchanged item.
-pub fn attribute(layer: &impl Layer, attr: TokenStream, item: TokenStream) -> TokenStream {
+///
+/// `file` is the source file the attribute is in, when known, for [`crate::hints`].
+pub fn attribute(
+    layer: &impl Layer,
+    attr: TokenStream,
+    item: TokenStream,
+    file: Option<&std::path::Path>,
+) -> TokenStream {
     let spec = layer.spec();
     let result = Args::parse(attr, Span::call_site(), spec).and_then(|args| {
         let protected = item::analyse(item.clone(), spec.attribute)?;
+        if let Some(fb) = &args.fallback {
+            fallback::check_namespace(fb, &protected, file)?;
+        }
         let krate = crate::krate::facade(args.krate.as_ref())?;
         expand(layer, &args, protected, krate)
     });

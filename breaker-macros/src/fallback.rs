@@ -56,8 +56,16 @@ pub fn plan(
     let at = Span::call_site().located_at(fb.span);
     let local = |name: &str| Ident::new(name, Span::mixed_site().located_at(fb.span));
 
-    let form = match (fb.unqualified, protected.receiver) {
-        (true, Some(receiver)) => Form::Method(receiver),
+    // `"name"` and `"Self::name"` on a method: a method of `Self` given the receiver, or an
+    // associated fn without it. (Under `#[async_trait]`, `&mut self` is gone into the boxed
+    // future, so `"Self::name"` there is an associated fn only.)
+    let self_path = fb.path.segments.len() == 2 && fb.path.segments[0].ident == "Self";
+    let unique_async_trait = protected.receiver == Some(Receiver::Unique)
+        && matches!(protected.body, Body::AsyncTrait(_));
+    let form = match protected.receiver {
+        Some(receiver) if fb.unqualified || (self_path && !unique_async_trait) => {
+            Form::Method(receiver)
+        }
         _ => Form::Free,
     };
     if let (Form::Method(Receiver::Unique), Body::AsyncTrait(_)) = (&form, &protected.body) {
@@ -111,11 +119,11 @@ pub fn plan(
         ),
     };
     let path = match &form {
-        Form::Method(_) => {
+        Form::Method(_) if fb.unqualified => {
             let name = &fb.path;
             quote_spanned!(at=> Self::#name)
         }
-        Form::Free => {
+        _ => {
             let path = &fb.path;
             quote_spanned!(at=> #path)
         }
@@ -135,7 +143,7 @@ pub fn plan(
         err
     };
     let (takes, arguments, is_async, output) = (
-        local("fallback_takes"),
+        local("FallbackIsFn"),
         local("FallbackArguments"),
         local("FallbackIsAsync"),
         local("FallbackOutput"),
@@ -152,7 +160,7 @@ pub fn plan(
             #receiver_setup
             let #function = #path;
             let #given = ( #receiver_given #(#idents,)* #err, );
-            let #pair = (#takes(&#function), #krate::__private::fallback::passed(&#given));
+            let #pair = (#takes::__takes(&#function), #krate::__private::fallback::passed(&#given));
             let #out = #arguments::__call(#pair, #function, #given);
             #[allow(unused_imports)]
             use #krate::__private::fallback::{ProbeAsync as _, ProbeOther as _};
@@ -163,6 +171,43 @@ pub fn plan(
         }
     };
     Ok(Plan { items, save, call })
+}
+
+/// Reports a fallback named in the wrong namespace when the file shows it (see
+/// [`crate::hints`]): a free fn named on a method, an associated fn named on a fn without
+/// `self`.
+pub fn check_namespace(
+    fb: &Fallback,
+    protected: &Protected,
+    file: Option<&std::path::Path>,
+) -> syn::Result<()> {
+    let (Some(file), true) = (file, fb.unqualified) else {
+        return Ok(());
+    };
+    let Some(index) = crate::hints::index(file) else {
+        return Ok(());
+    };
+    let name = fb.fn_name();
+    let protected_name = protected.func.sig.ident.to_string();
+    let method = protected.receiver.is_some();
+    match index.mixup(&name, &protected_name, method) {
+        None => Ok(()),
+        Some(crate::hints::Mixup::FreeFnOnMethod) => Err(syn::Error::new(
+            fb.span,
+            format!(
+                "`{name}` is a free fn, but on a method `fallback = \"{name}\"` names a method or \
+                 associated fn of `Self`: write `fallback = \"self::{name}\"` for the free fn (or \
+                 `fallback = \"Self::{name}\"` for a method of `Self` defined in another file)"
+            ),
+        )),
+        Some(crate::hints::Mixup::AssociatedFnOnFreeFn) => Err(syn::Error::new(
+            fb.span,
+            format!(
+                "`{name}` is an associated fn or method of an impl, but on a fn without `self` \
+                 `fallback = \"{name}\"` names a fn in scope: write `fallback = \"Self::{name}\"`"
+            ),
+        )),
+    }
 }
 
 /// The texts of the checks' messages.
@@ -242,9 +287,12 @@ impl Messages {
             error.full_path
         );
         let arguments_note = match form {
-            Form::Method(_) => format!(
+            Form::Method(_) if fb.unqualified => format!(
                 "{common}; `fallback = \"{shown}\"` on a method names a method of `Self` (or an \
                  associated fn without `self`): for a free fn, write `fallback = \"self::{shown}\"`"
+            ),
+            Form::Method(_) => format!(
+                "{common}; a method of `Self` also takes the receiver, an associated fn does not"
             ),
             Form::Free if fb.unqualified => format!(
                 "{common}; `fallback = \"{shown}\"` names a fn in scope: for a method or \
@@ -425,17 +473,17 @@ fn check_items(
 
     quote_spanned! {at=>
         #[diagnostic::on_unimplemented(message = #message, label = #label_fn, note = #note)]
-        #[allow(dead_code)]
         trait FallbackIsFn<M> {
-            type Args;
+            type Takes;
+            fn __takes(&self) -> Self::Takes;
         }
         #[diagnostic::do_not_recommend]
         impl<F: #fallback::FnSig<M>, M> FallbackIsFn<M> for F {
-            type Args = <F as #fallback::FnSig<M>>::Args;
-        }
-        #[inline(always)]
-        fn fallback_takes<F: FallbackIsFn<M>, M>(_: &F) -> #fallback::Takes<<F as FallbackIsFn<M>>::Args> {
-            #fallback::Takes::new()
+            type Takes = #fallback::Takes<<F as #fallback::FnSig<M>>::Args>;
+            #[inline(always)]
+            fn __takes(&self) -> Self::Takes {
+                #fallback::Takes::new()
+            }
         }
 
         #[diagnostic::on_unimplemented(message = #message, label = #label_args, note = #arguments_note)]

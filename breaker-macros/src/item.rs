@@ -396,7 +396,7 @@ fn result_parts(output: &Type) -> ResultParts {
         },
         ("Result", [ok]) if in_io => ResultParts {
             ok: Some((*ok).clone()),
-            err: Some(syn::parse_quote_spanned!(output.span()=> ::std::io::Error)),
+            err: Some(syn::parse_quote_spanned!(seg.ident.span()=> ::std::io::Error)),
             err_text: "std::io::Error".to_string(),
         },
         ("Result", [ok]) => ResultParts {

@@ -9,7 +9,7 @@
 //! annotated fn, `fallback` builds and checks the fallback call, `expand` writes the new body
 //! around a [`expand::Layer`], `diag` turns errors into `compile_error!` next to the
 //! unchanged item, `krate` finds the facade, `lifetimes` tells borrowed types and per-call
-//! expressions apart, `pretty` prints tokens for messages. `circuit_breaker` is the breaker's
+//! expressions apart, `hints` spots a fallback named in the wrong namespace, `pretty` prints tokens for messages. `circuit_breaker` is the breaker's
 //! layer.
 
 mod args;
@@ -17,6 +17,7 @@ mod circuit_breaker;
 mod diag;
 mod expand;
 mod fallback;
+mod hints;
 mod item;
 mod krate;
 mod lifetimes;
@@ -178,5 +179,12 @@ use proc_macro::TokenStream;
 /// spells out the signature it must have).
 #[proc_macro_attribute]
 pub fn circuit_breaker(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::attribute(&circuit_breaker::CircuitBreaker, attr.into(), item.into()).into()
+    let file = proc_macro::Span::call_site().local_file();
+    expand::attribute(
+        &circuit_breaker::CircuitBreaker,
+        attr.into(),
+        item.into(),
+        file.as_deref(),
+    )
+    .into()
 }

@@ -79,84 +79,77 @@ pub type CallOutcome<W> = <<W as Witness>::Output as ProtectedOutput>::Outcome<
 type Ok<W> = <<W as Witness>::Output as ProtectedOutput>::Ok;
 type Err<W> = <<W as Witness>::Output as ProtectedOutput>::Err;
 
-/// Runs `future` through `breaker`, classifying its `Ok` values (`recordResult`) and errors
-/// (`recordExceptions`, `ignoreExceptions`, ...) by type: both must be `'static`. `checked`
-/// is `<R as ProtectedOutput>::checked()` for the fn's return type `R`.
-#[inline]
-pub async fn call<W, F>(_checked: W, breaker: &CircuitBreaker, future: F) -> CallOutcome<W>
+/// How a call's result is classified. A fn pointer, so the `'static` bounds that
+/// classification by type needs are checked once, where the classifier is chosen, and not
+/// again wherever the call's future goes.
+pub type Classifier<W> = fn(&CircuitBreaker, &Result<Ok<W>, Err<W>>) -> Outcome;
+
+/// Classifies `Ok` values (`recordResult`) and errors (`recordExceptions`,
+/// `ignoreExceptions`, ...) by type: both must be `'static`.
+#[inline(always)]
+pub fn by_type<W>(_checked: &W) -> Classifier<W>
 where
     W: Witness,
-    F: Future<Output = W::Output>,
     Ok<W>: Any,
     Err<W>: Any,
 {
-    let result = breaker
-        .call_with(|r| breaker.classify(r), async move {
-            future.await.into_result()
-        })
-        .await;
-    W::Output::outcome(result)
+    |breaker, result| breaker.classify(result)
 }
 
-/// As [`call`], for an `Ok` type that is not `'static` (borrowed data, a generic `T`): its
-/// values are successes, since no `recordResult` predicate can name such a type.
-#[inline]
-pub async fn call_unnamed_ok<W, F>(
-    _checked: W,
-    breaker: &CircuitBreaker,
-    future: F,
-) -> CallOutcome<W>
+/// For an `Ok` type that is not `'static` (borrowed data, a generic `T`): its values are
+/// successes, since no `recordResult` predicate can name such a type.
+#[inline(always)]
+pub fn unnamed_ok<W>(_checked: &W) -> Classifier<W>
 where
     W: Witness,
-    F: Future<Output = W::Output>,
     Err<W>: Any,
 {
-    let classify = |r: &Result<Ok<W>, Err<W>>| match r {
+    |breaker, result| match result {
         Ok(_) => Outcome::Success,
         Err(e) => breaker.classify_error(e),
-    };
-    let result = breaker
-        .call_with(classify, async move { future.await.into_result() })
-        .await;
-    W::Output::outcome(result)
+    }
 }
 
-/// As [`call`], for an error type that is not `'static`: no exception name or predicate can
-/// match it (see [`CircuitBreaker::classify_unnamed_error`]).
+/// For an error type that is not `'static`: no exception name or predicate can match it
+/// (see [`CircuitBreaker::classify_unnamed_error`]).
+#[inline(always)]
+pub fn unnamed_err<W>(_checked: &W) -> Classifier<W>
+where
+    W: Witness,
+    Ok<W>: Any,
+{
+    |breaker, result| match result {
+        Ok(v) => breaker.classify_value(v),
+        Err(_) => breaker.classify_unnamed_error(),
+    }
+}
+
+/// For `Ok` and error types that are both not `'static`.
+#[inline(always)]
+pub fn unnamed<W: Witness>(_checked: &W) -> Classifier<W> {
+    |breaker, result| match result {
+        Ok(_) => Outcome::Success,
+        Err(_) => breaker.classify_unnamed_error(),
+    }
+}
+
+/// Runs `future` through `breaker`, classifying its result with `classify`. `checked` is
+/// `<R as ProtectedOutput>::checked()` for the fn's return type `R`.
 #[inline]
-pub async fn call_unnamed_err<W, F>(
+pub async fn call<W, F>(
     _checked: W,
+    classify: Classifier<W>,
     breaker: &CircuitBreaker,
     future: F,
 ) -> CallOutcome<W>
 where
     W: Witness,
     F: Future<Output = W::Output>,
-    Ok<W>: Any,
 {
-    let classify = |r: &Result<Ok<W>, Err<W>>| match r {
-        Ok(v) => breaker.classify_value(v),
-        Err(_) => breaker.classify_unnamed_error(),
-    };
     let result = breaker
-        .call_with(classify, async move { future.await.into_result() })
-        .await;
-    W::Output::outcome(result)
-}
-
-/// As [`call`], for `Ok` and error types that are both not `'static`.
-#[inline]
-pub async fn call_unnamed<W, F>(_checked: W, breaker: &CircuitBreaker, future: F) -> CallOutcome<W>
-where
-    W: Witness,
-    F: Future<Output = W::Output>,
-{
-    let classify = |r: &Result<Ok<W>, Err<W>>| match r {
-        Ok(_) => Outcome::Success,
-        Err(_) => breaker.classify_unnamed_error(),
-    };
-    let result = breaker
-        .call_with(classify, async move { future.await.into_result() })
+        .call_with(|r| classify(breaker, r), async move {
+            future.await.into_result()
+        })
         .await;
     W::Output::outcome(result)
 }
@@ -175,6 +168,9 @@ pub trait FromNotPermitted: Sized {
     fn from_not_permitted(rejected: CallNotPermitted) -> Self;
 }
 
+// Not recommended: the error is then about `FromNotPermitted` (whose message explains the
+// fix), not a list of every `From` impl the error type has.
+#[diagnostic::do_not_recommend]
 impl<E: From<CallNotPermitted>> FromNotPermitted for E {
     #[inline(always)]
     fn from_not_permitted(rejected: CallNotPermitted) -> Self {

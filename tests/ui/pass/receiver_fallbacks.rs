@@ -70,6 +70,14 @@ impl Counter {
         Ok(self.n + 300)
     }
 
+    #[circuit_breaker(name = "ui-recv", fallback = "Self::peek")]
+    async fn with_self_path(&self, fail: bool) -> Result<u32, SvcError> {
+        if fail {
+            return Err(SvcError);
+        }
+        Ok(self.n)
+    }
+
     #[circuit_breaker(name = "ui-recv", fallback = "constant")]
     async fn with_associated(&self, fail: bool) -> Result<u32, SvcError> {
         if fail {
@@ -115,5 +123,6 @@ fn main() {
         assert_eq!(Arc::new(c.clone()).shared(true).await, Ok(1002));
         assert_eq!(c.with_associated(true).await, Ok(42));
         assert_eq!(c.with_associated(false).await, Ok(2));
+        assert_eq!(c.with_self_path(true).await, Ok(1002));
     });
 }
