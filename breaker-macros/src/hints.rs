@@ -114,11 +114,13 @@ impl FileIndex {
     }
 }
 
+/// A file's index with the modification time and length it was made from.
+type Indexed = (Option<SystemTime>, u64, Rc<FileIndex>);
+
 thread_local! {
     /// Indexed files, kept for the rest of the compilation (a crate expands many attributes
-    /// per file): path -> (modification time, length, index).
-    static FILES: RefCell<HashMap<PathBuf, (Option<SystemTime>, u64, Rc<FileIndex>)>> =
-        RefCell::new(HashMap::new());
+    /// per file).
+    static FILES: RefCell<HashMap<PathBuf, Indexed>> = RefCell::new(HashMap::new());
 }
 
 /// The index of the file at `path`, read and parsed once per version of the file.
