@@ -9,7 +9,7 @@
 //! trybuild has run, [`every_error_is_committed`] builds the compile-fail cases again, as
 //! trybuild does, and compares every distinct error `cargo build` prints (headline and
 //! primary location; cargo prints a diagnostic repeated word for word once) with the
-//! committed files.
+//! committed files, and checks that each case gets exactly one error.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,6 +54,13 @@ fn every_error_is_committed() {
             .map(|(headline, location)| (headline, relative(&location, root)))
             .collect();
         checked += 1;
+        if committed.len() != 1 {
+            mismatches.push(format!(
+                "{}: every misuse must get exactly one error, the committed file shows {}",
+                path.display(),
+                committed.len()
+            ));
+        }
         if sorted(&committed) != sorted(&printed) {
             mismatches.push(format!(
                 "{}:\n  committed: {committed:#?}\n  cargo build: {printed:#?}",
