@@ -1,13 +1,14 @@
 //! What `registry = EXPR` costs per call, by the kind of expression (issue #10): a path to a
 //! static (the handle cached at the call site), a `name = CONST` (cached handle plus a name
 //! comparison), and `registry = self.registry` (evaluated per call: a registry lookup per
-//! call, so two clients with two registries each use their own).
+//! call, so two clients with two registries each use their own). The baseline is the same
+//! body run through `CircuitBreaker::call` by hand with a handle kept by the caller.
 //!
-//! The sides alternate within every measurement: each sample runs the three sides in turn,
+//! The sides alternate within every measurement: each sample runs the four sides in turn,
 //! in chunks of 1/16 of its iterations, and a side's figure is the time of its own chunks, so
 //! load from other processes falls on all sides alike.
 //!
-//! `cargo bench -p breaker-bench --bench macro_registry` (about 30 seconds).
+//! `cargo bench -p breaker-bench --bench macro_registry` (about 1.5 minutes).
 
 use std::hint::black_box;
 use std::sync::LazyLock;
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use breaker_bench::poll_once;
 use criterion::{criterion_group, criterion_main, Criterion};
-use resilience4rs::{circuit_breaker, CallNotPermitted, Registry};
+use resilience4rs::{circuit_breaker, CallError, CallNotPermitted, CircuitBreaker, Registry};
 
 #[derive(Debug)]
 enum BodyError {
@@ -35,6 +36,15 @@ const NAME: &str = "bench-const-name";
 #[inline(never)]
 async fn body(x: u64) -> Result<u64, BodyError> {
     Ok(black_box(x))
+}
+
+/// What the annotated fns do, written by hand: the same body through `call`.
+async fn direct(cb: &CircuitBreaker, x: u64) -> Result<u64, BodyError> {
+    match cb.call(body(x)).await {
+        Ok(v) => Ok(v),
+        Err(CallError::Inner(e)) => Err(e),
+        Err(CallError::NotPermitted(n)) => Err(n.into()),
+    }
 }
 
 #[circuit_breaker(name = "bench-static", registry = REGISTRY)]
@@ -61,15 +71,19 @@ impl Client {
 fn registry_expression(c: &mut Criterion) {
     let mut g = c.benchmark_group("g_registry_expression");
     g.warm_up_time(Duration::from_millis(500));
-    g.measurement_time(Duration::from_secs(2));
-    g.sample_size(30);
+    g.measurement_time(Duration::from_secs(6));
+    g.sample_size(60);
     // A registry holding as many breakers as a service might, so the lookup is not trivial.
     let registry: &'static Registry = &REGISTRY;
     for i in 0..50 {
         registry.circuit_breaker(&format!("other-{i}"));
     }
     let client = Client { registry };
-    let sides: [(&str, &dyn Fn()); 3] = [
+    let handle = registry.circuit_breaker("bench-direct");
+    let sides: [(&str, &dyn Fn()); 4] = [
+        ("direct_call_baseline", &|| {
+            let _ = poll_once(direct(&handle, black_box(1)));
+        }),
         ("static_path", &|| {
             let _ = poll_once(static_path(black_box(1)));
         }),

@@ -76,7 +76,7 @@ impl Layer for CircuitBreaker {
                 };
                 let name = Ident::new("__breaker_name", proc_macro2::Span::mixed_site());
                 quote! {
-                    #cell_decl
+                    static #cell: #private::NamedCell = #private::NamedCell::new();
                     let #name: &str = #name_value;
                     let #owned = #private::named(&#cell, #name, #registry);
                     let #handle: &#krate::CircuitBreaker = &#owned;
@@ -124,14 +124,19 @@ impl Layer for CircuitBreaker {
         );
         let classifier = Ident::new(classifier, at);
         let classify_krate = cx.krate_at(at);
+        let (breaker, result) = (
+            Ident::new("__layer_breaker", proc_macro2::Span::mixed_site()),
+            Ident::new("__layer_result", proc_macro2::Span::mixed_site()),
+        );
+        // Written in place as the argument (not returned by a generic fn), so the `'static`
+        // the classifier may need is required once, here, and the closure inlines.
         let classify = quote_spanned! {at=>
-            #classify_krate::__private::circuit_breaker::#classifier(&#checked_var)
+            |#breaker, #result| #classify_krate::__private::circuit_breaker::#classifier(#breaker, #result)
         };
         quote_spanned! {output.span()=>
             {
                 let #checked_var = #checked;
-                let classify = #classify;
-                #krate::__private::circuit_breaker::call(#checked_var, classify, #handle, #future)
+                #krate::__private::circuit_breaker::call(#checked_var, #classify, #handle, #future)
             }
         }
     }

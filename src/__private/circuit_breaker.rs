@@ -6,7 +6,7 @@ use core::future::Future;
 use core::ops::Deref;
 use std::sync::OnceLock;
 
-use super::{ProtectedOutput, Witness};
+use super::Witness;
 use crate::{CallError, CallNotPermitted, CircuitBreaker, Outcome, Registry};
 
 /// The breaker `name` of the global registry (`resilience4rs::global()`).
@@ -46,65 +46,71 @@ impl Deref for Handle {
     }
 }
 
-/// The breaker for a `name = <expression>` in a static registry: the call site caches the
-/// first one it looks up, and uses it whenever the expression gives the same name again (a
-/// const: always). A different name (`Self::NAME` in a trait's default method, shared by
-/// every impl) is looked up for this call, so every name gets its own breaker.
-#[inline]
-pub fn named(
-    cell: &'static OnceLock<CircuitBreaker>,
-    name: &str,
-    registry: impl FnOnce() -> &'static Registry,
-) -> Handle {
-    match cell.get() {
-        Some(cached) if cached.name() == name => Handle::Cached(cached),
-        Some(_) => Handle::Owned(registry().circuit_breaker(name)),
-        None => {
-            let registry = registry();
-            let cached = cell.get_or_init(|| registry.circuit_breaker(name));
-            if cached.name() == name {
-                Handle::Cached(cached)
-            } else {
-                Handle::Owned(registry.circuit_breaker(name))
-            }
+/// A call site's cached breaker for a `name = <expression>`: the handle and the address
+/// and length of the name it was looked up by.
+pub struct NamedCell {
+    cell: OnceLock<(usize, usize, CircuitBreaker)>,
+}
+
+impl NamedCell {
+    /// An empty cell, for a `static`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        NamedCell {
+            cell: OnceLock::new(),
         }
     }
 }
 
-/// The outcome of [`call`] and its variants: `Result<T, CallError<E>>` for `Result<T, E>`.
-pub type CallOutcome<W> = <<W as Witness>::Output as ProtectedOutput>::Outcome<
-    CallError<<<W as Witness>::Output as ProtectedOutput>::Err>,
->;
+/// The breaker for a `name = <expression>` in a static registry: the call site caches the
+/// first one it looks up, and uses it whenever the expression gives the same name again (a
+/// const: the same address, so no string comparison). A different name (`Self::NAME` in a
+/// trait's default method, shared by every impl) is looked up for this call, so every name
+/// gets its own breaker.
+#[inline]
+pub fn named(
+    cell: &'static NamedCell,
+    name: &str,
+    registry: impl FnOnce() -> &'static Registry,
+) -> Handle {
+    let key = (name.as_ptr() as usize, name.len());
+    let registry = match cell.cell.get() {
+        Some((ptr, len, cached)) if (*ptr, *len) == key || cached.name() == name => {
+            return Handle::Cached(cached);
+        }
+        Some(_) => return Handle::Owned(registry().circuit_breaker(name)),
+        None => registry(),
+    };
+    let (_, _, cached) = cell
+        .cell
+        .get_or_init(|| (key.0, key.1, registry.circuit_breaker(name)));
+    if cached.name() == name {
+        Handle::Cached(cached)
+    } else {
+        Handle::Owned(registry.circuit_breaker(name))
+    }
+}
 
-type Ok<W> = <<W as Witness>::Output as ProtectedOutput>::Ok;
-type Err<W> = <<W as Witness>::Output as ProtectedOutput>::Err;
+type Ok<W> = <W as Witness>::Ok;
+type Err<W> = <W as Witness>::Err;
 
-/// How a call's result is classified. A fn pointer, so the `'static` bounds that
-/// classification by type needs are checked once, where the classifier is chosen, and not
-/// again wherever the call's future goes.
-pub type Classifier<W> = fn(&CircuitBreaker, &Result<Ok<W>, Err<W>>) -> Outcome;
+// The classifiers. The expansion calls one inside a closure it writes in place, so the
+// `'static` bounds that classification by type needs are checked once, in that closure's
+// body, on the `Ok` type's token (an opaque or generic classifier type would carry the bounds
+// to every place its type goes), and the closure, a zero-sized type, inlines.
 
 /// Classifies `Ok` values (`recordResult`) and errors (`recordExceptions`,
 /// `ignoreExceptions`, ...) by type: both must be `'static`.
 #[inline(always)]
-pub fn by_type<W>(_checked: &W) -> Classifier<W>
-where
-    W: Witness,
-    Ok<W>: Any,
-    Err<W>: Any,
-{
-    |breaker, result| breaker.classify(result)
+pub fn by_type<T: Any, E: Any>(breaker: &CircuitBreaker, result: &Result<T, E>) -> Outcome {
+    breaker.classify(result)
 }
 
 /// For an `Ok` type that is not `'static` (borrowed data, a generic `T`): its values are
 /// successes, since no `recordResult` predicate can name such a type.
 #[inline(always)]
-pub fn unnamed_ok<W>(_checked: &W) -> Classifier<W>
-where
-    W: Witness,
-    Err<W>: Any,
-{
-    |breaker, result| match result {
+pub fn unnamed_ok<T, E: Any>(breaker: &CircuitBreaker, result: &Result<T, E>) -> Outcome {
+    match result {
         Ok(_) => Outcome::Success,
         Err(e) => breaker.classify_error(e),
     }
@@ -113,12 +119,8 @@ where
 /// For an error type that is not `'static`: no exception name or predicate can match it
 /// (see [`CircuitBreaker::classify_unnamed_error`]).
 #[inline(always)]
-pub fn unnamed_err<W>(_checked: &W) -> Classifier<W>
-where
-    W: Witness,
-    Ok<W>: Any,
-{
-    |breaker, result| match result {
+pub fn unnamed_err<T: Any, E>(breaker: &CircuitBreaker, result: &Result<T, E>) -> Outcome {
+    match result {
         Ok(v) => breaker.classify_value(v),
         Err(_) => breaker.classify_unnamed_error(),
     }
@@ -126,32 +128,32 @@ where
 
 /// For `Ok` and error types that are both not `'static`.
 #[inline(always)]
-pub fn unnamed<W: Witness>(_checked: &W) -> Classifier<W> {
-    |breaker, result| match result {
+pub fn unnamed<T, E>(breaker: &CircuitBreaker, result: &Result<T, E>) -> Outcome {
+    match result {
         Ok(_) => Outcome::Success,
         Err(_) => breaker.classify_unnamed_error(),
     }
 }
 
 /// Runs `future` through `breaker`, classifying its result with `classify`. `checked` is
-/// `<R as ProtectedOutput>::checked()` for the fn's return type `R`.
-#[inline]
-pub async fn call<W, F>(
+/// `<R as ProtectedOutput>::checked()` for the fn's return type `R`. Not an `async fn`: the
+/// future is `call_with`'s own, with no state machine around it.
+#[inline(always)]
+pub fn call<'b, W, C, F>(
     _checked: W,
-    classify: Classifier<W>,
-    breaker: &CircuitBreaker,
+    classify: C,
+    breaker: &'b CircuitBreaker,
     future: F,
-) -> CallOutcome<W>
+) -> impl Future<Output = W::Outcome<CallError<Err<W>>>> + use<'b, W, C, F>
 where
-    W: Witness,
+    W: Witness<
+        Output = Result<Ok<W>, Err<W>>,
+        Outcome<CallError<Err<W>>> = Result<Ok<W>, CallError<Err<W>>>,
+    >,
+    C: Fn(&CircuitBreaker, &Result<Ok<W>, Err<W>>) -> Outcome,
     F: Future<Output = W::Output>,
 {
-    let result = breaker
-        .call_with(|r| classify(breaker, r), async move {
-            future.await.into_result()
-        })
-        .await;
-    W::Output::outcome(result)
+    breaker.call_with(move |r| classify(breaker, r), future)
 }
 
 /// An error type that can carry a rejected call, needed when there is no fallback.
