@@ -98,7 +98,9 @@ use proc_macro::TokenStream;
 /// `registry = EXPR` that depends on `self` or an argument (`self.registry`, `&reg`,
 /// `registries.current()`), or that is not a path, is evaluated on every call and the call
 /// goes through the registry it gives: two clients with two registries use their own. That
-/// costs a registry lookup per call (see BENCHMARKS.md).
+/// costs a registry lookup per call (see BENCHMARKS.md). A static whose `Deref` can give
+/// another registry over time is written as an expression (`registry = &*CURRENT`), which is
+/// evaluated per call.
 ///
 /// The global registry is the one given to `resilience4rs::init(registry)`, or, if nothing
 /// was initialised before the first call, one loaded from the file named by the
@@ -148,15 +150,21 @@ use proc_macro::TokenStream;
 /// async fn fetch(id: u32) -> Result<String, MyError> {
 ///     // local traits checking `cached` ...
 ///     static __BREAKER_INSTANCE: OnceLock<CircuitBreaker> = OnceLock::new();
-///     let breaker = __BREAKER_INSTANCE.get_or_init(|| __private::circuit_breaker::from_global("backendA"));
-///     let saved = (id.clone(),);                            // copies for the fallback
-///     let outcome = __private::circuit_breaker::call(breaker, async {
-///         if false {                                        // types `?` and `return`
-///             let typed: Result<String, MyError> = unreachable!();
-///             return typed;
-///         }
-///         remote(id).await                                  // the original body
-///     })
+///     let breaker = __BREAKER_INSTANCE
+///         .get_or_init(|| __private::circuit_breaker::from_global("backendA"));
+///     let saved = (id.clone(),);                        // copies for the fallback
+///     let outcome = __private::circuit_breaker::call(
+///         <Result<String, MyError> as ProtectedOutput>::checked(), // "must return a Result"
+///         |b, r| __private::circuit_breaker::by_type(b, r),       // classify by type
+///         breaker,
+///         async {
+///             if false {                                // types `?` and `return`
+///                 let typed: Result<String, MyError> = unreachable!();
+///                 return typed;
+///             }
+///             remote(id).await                          // the original body
+///         },
+///     )
 ///     .await;
 ///     match outcome {
 ///         Ok(value) => Ok(value),
@@ -165,8 +173,10 @@ use proc_macro::TokenStream;
 /// }
 /// ```
 ///
-/// Without a fallback, the `match` is `__private::circuit_breaker::without_fallback(outcome)`,
-/// which maps `CallError::Inner(e)` to `e` and `CallError::NotPermitted(n)` to `E::from(n)`.
+/// Without a fallback, the `match` is
+/// `<MyError as WithoutFallback>::without_fallback(outcome)`, which maps `CallError::Inner(e)`
+/// to `e` and `CallError::NotPermitted(n)` to `E::from(n)`. For a borrowed `Ok` or error type,
+/// `by_type` is `unnamed_ok`, `unnamed_err` or `unnamed`.
 ///
 /// # Compile errors
 ///
