@@ -5,9 +5,9 @@
 //! the user's Cargo.toml gives it (a renamed dependency works), or by `crate = "path"`.
 //!
 //! The crate is split so that more attributes can be added, one file each, sharing the rest:
-//! `args` parses arguments (given an attribute's [`args::Spec`]), `item` analyses the
+//! `args` parses arguments (given an attribute's `args::Spec`), `item` analyses the
 //! annotated fn, `fallback` builds and checks the fallback call, `expand` writes the new body
-//! around a [`expand::Layer`], `diag` turns errors into `compile_error!` next to the
+//! around an `expand::Layer`, `diag` turns errors into `compile_error!` next to the
 //! unchanged item, `krate` finds the facade, `lifetimes` tells borrowed types and per-call
 //! expressions apart, `hints` spots a fallback named in the wrong namespace, `pretty` prints tokens for messages. `circuit_breaker` is the breaker's
 //! layer.
