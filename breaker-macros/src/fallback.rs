@@ -56,16 +56,14 @@ pub fn plan(
     let at = Span::call_site().located_at(fb.span);
     let local = |name: &str| Ident::new(name, Span::mixed_site().located_at(fb.span));
 
-    // `"name"` and `"Self::name"` on a method: a method of `Self` given the receiver, or an
-    // associated fn without it. (Under `#[async_trait]`, `&mut self` is gone into the boxed
-    // future, so `"Self::name"` there is an associated fn only.)
-    let self_path = fb.path.segments.len() == 2 && fb.path.segments[0].ident == "Self";
+    // On a method, the fallback may take the receiver first (a method of `Self` or of a
+    // trait, `"name"`, `"Self::name"`, `"Trait::name"`) or not (an associated or free fn);
+    // its arity says which. (Under `#[async_trait]`, `&mut self` is gone into the boxed
+    // future, so a path there is called without it.)
     let unique_async_trait = protected.receiver == Some(Receiver::Unique)
         && matches!(protected.body, Body::AsyncTrait(_));
     let form = match protected.receiver {
-        Some(receiver) if fb.unqualified || (self_path && !unique_async_trait) => {
-            Form::Method(receiver)
-        }
+        Some(receiver) if fb.unqualified || !unique_async_trait => Form::Method(receiver),
         _ => Form::Free,
     };
     if let (Form::Method(Receiver::Unique), Body::AsyncTrait(_)) = (&form, &protected.body) {
@@ -233,7 +231,11 @@ impl Messages {
         let sig = &protected.func.sig;
         let shown = fb.display();
         let mut params: Vec<String> = Vec::new();
-        if let (Form::Method(_), Some(receiver)) = (form, sig.receiver()) {
+        // The receiver is shown for a fallback looked up on `Self`; a path elsewhere (a
+        // module's fn) is shown without it, the note says it may take it.
+        let on_self =
+            fb.unqualified || (fb.path.segments.len() == 2 && fb.path.segments[0].ident == "Self");
+        if let (Form::Method(_), Some(receiver), true) = (form, sig.receiver(), on_self) {
             let text = if receiver.colon_token.is_some() {
                 format!(
                     "self: {}",
@@ -291,9 +293,9 @@ impl Messages {
                 "{common}; `fallback = \"{shown}\"` on a method names a method of `Self` (or an \
                  associated fn without `self`): for a free fn, write `fallback = \"self::{shown}\"`"
             ),
-            Form::Method(_) => format!(
-                "{common}; a method of `Self` also takes the receiver, an associated fn does not"
-            ),
+            Form::Method(_) => {
+                format!("{common}; on a method, the fallback may also take the receiver first")
+            }
             Form::Free if fb.unqualified => format!(
                 "{common}; `fallback = \"{shown}\"` names a fn in scope: for a method or \
                  associated fn of `Self`, write `fallback = \"Self::{shown}\"`"
