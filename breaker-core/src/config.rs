@@ -126,6 +126,7 @@ pub struct CircuitBreakerConfig {
     pub(crate) record_result: Option<AnyPredicate>,
     pub(crate) error_catalog: ErrorCatalog,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) resilience4j_late_calls_in_half_open: bool,
 }
 
 /// Resilience4j's defaults.
@@ -177,6 +178,7 @@ impl Default for CircuitBreakerConfig {
             record_result: None,
             error_catalog: ErrorCatalog::new(),
             clock: SystemClock::shared(),
+            resilience4j_late_calls_in_half_open: false,
         }
     }
 }
@@ -267,6 +269,12 @@ impl CircuitBreakerConfig {
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
     }
+    /// Whether HALF_OPEN follows Resilience4j's rule for late calls (exact Resilience4j
+    /// mode; default `false`). See
+    /// [`CircuitBreakerConfigBuilder::resilience4j_late_calls_in_half_open`].
+    pub fn resilience4j_late_calls_in_half_open(&self) -> bool {
+        self.resilience4j_late_calls_in_half_open
+    }
 
     /// Classifies an error as Resilience4j's `onError` does: ignored if it matches the ignore
     /// predicate, else a failure if it matches the record predicate (every error when no
@@ -346,6 +354,10 @@ impl fmt::Debug for CircuitBreakerConfig {
             .field("record_exception", &self.record_exception.is_some())
             .field("ignore_exception", &self.ignore_exception.is_some())
             .field("record_result", &self.record_result.is_some())
+            .field(
+                "resilience4j_late_calls_in_half_open",
+                &self.resilience4j_late_calls_in_half_open,
+            )
             .finish_non_exhaustive()
     }
 }
@@ -378,6 +390,7 @@ pub struct CircuitBreakerConfigBuilder {
     record_result: Option<AnyPredicate>,
     error_catalog: ErrorCatalog,
     clock: Arc<dyn Clock>,
+    resilience4j_late_calls_in_half_open: bool,
 }
 
 impl CircuitBreakerConfigBuilder {
@@ -407,6 +420,7 @@ impl CircuitBreakerConfigBuilder {
             record_result: c.record_result.clone(),
             error_catalog: c.error_catalog.clone(),
             clock: c.clock.clone(),
+            resilience4j_late_calls_in_half_open: c.resilience4j_late_calls_in_half_open,
         }
     }
 
@@ -557,6 +571,23 @@ impl CircuitBreakerConfigBuilder {
     /// The clock (Resilience4j's `clock` and `currentTimestampFunction`).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
+        self
+    }
+    /// Exact Resilience4j mode for calls that outlive a state (default `false`).
+    ///
+    /// By default a call admitted in one state episode (while CLOSED, or by an earlier
+    /// HALF_OPEN state) that finishes while a later HALF_OPEN state runs its trial calls is
+    /// published (`SUCCESS`, `ERROR`, `IGNORED_ERROR`) but neither counts as a trial result
+    /// nor frees a trial permission; nor does its `release()`. Only the trial calls that
+    /// HALF_OPEN state admitted decide it, and no more than
+    /// `permittedNumberOfCallsInHalfOpenState` of them are ever in flight.
+    ///
+    /// With `true`, HALF_OPEN applies Resilience4j's rule: every outcome is recorded in its
+    /// window and can close or reopen the breaker, and every ignored error or release adds a
+    /// trial permission, whichever state admitted the call. CLOSED, OPEN and METRICS_ONLY
+    /// record late outcomes in their current window in both modes, as Resilience4j does.
+    pub fn resilience4j_late_calls_in_half_open(mut self, exact: bool) -> Self {
+        self.resilience4j_late_calls_in_half_open = exact;
         self
     }
 
@@ -716,6 +747,7 @@ impl CircuitBreakerConfigBuilder {
             record_result: self.record_result,
             error_catalog: self.error_catalog,
             clock: self.clock,
+            resilience4j_late_calls_in_half_open: self.resilience4j_late_calls_in_half_open,
         })
     }
 }

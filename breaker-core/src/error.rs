@@ -58,9 +58,9 @@ impl ConfigError {
 /// permit further calls`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallNotPermitted {
-    /// The breaker's interned name (see [`crate::names::intern`]): a rejection copies a
-    /// pointer instead of touching a reference count.
-    pub(crate) name: &'static str,
+    /// The breaker's name, copied by value when short (see [`crate::names::Name`]): a
+    /// rejection touches no reference count, and holds no memory once dropped.
+    pub(crate) name: crate::names::Name,
     pub(crate) state: State,
     pub(crate) retry_after: Option<Duration>,
 }
@@ -69,7 +69,7 @@ impl CallNotPermitted {
     /// The name of the breaker that rejected the call
     /// (`getCausingCircuitBreakerName()`).
     pub fn circuit_breaker_name(&self) -> &str {
-        self.name
+        self.name.as_str()
     }
     /// The state that rejected the call: OPEN, HALF_OPEN (no trial permit left) or
     /// FORCED_OPEN.

@@ -429,16 +429,26 @@ impl Machine {
         }
     }
 
-    /// `releasePermission()`: only HALF_OPEN reacts, by adding one trial permission.
-    pub fn release(&mut self, now: u64, sink: &mut EventSink) {
+    /// Whether an outcome or release of a call admitted by the state object `generation`
+    /// acts on HALF_OPEN (decides it, frees a trial permission): always in exact Resilience4j
+    /// mode, else only for that HALF_OPEN state's own trial calls.
+    #[inline]
+    fn counts_in_half_open(&self, generation: u64) -> bool {
+        generation == self.generation || self.config.resilience4j_late_calls_in_half_open
+    }
+
+    /// `releasePermission()` of a call admitted by the state object `generation`: only
+    /// HALF_OPEN reacts, by adding one trial permission (see
+    /// [`counts_in_half_open`](Self::counts_in_half_open)).
+    pub fn release(&mut self, generation: u64, now: u64, sink: &mut EventSink) {
         self.fire_due_timers(now, sink);
-        if self.state == State::HalfOpen {
+        if self.state == State::HalfOpen && self.counts_in_half_open(generation) {
             self.permits += 1;
         }
     }
 
     /// Releases a permission only if it was granted by the current HALF_OPEN state object:
-    /// what a dropped, unfinished call does.
+    /// what a dropped, unfinished call does (in both modes).
     pub fn release_if_current(&mut self, generation: u64, now: u64, sink: &mut EventSink) {
         self.fire_due_timers(now, sink);
         if self.state == State::HalfOpen && self.generation == generation {
@@ -449,19 +459,23 @@ impl Machine {
     // ----- outcomes ---------------------------------------------------------------------
 
     /// Records the outcome of a call that took `elapsed` (Resilience4j's `onSuccess` /
-    /// `onError`), applied to the current state whatever state granted the call.
+    /// `onError`), admitted by the state object `generation`. Applied to the current state
+    /// whatever state granted the call, except that in HALF_OPEN a late call (admitted by an
+    /// earlier state object) only publishes its event, unless in exact Resilience4j mode.
     pub fn on_outcome(
         &mut self,
         outcome: Outcome,
         elapsed: Duration,
         error_type: Option<&'static str>,
+        generation: u64,
         now: u64,
         sink: &mut EventSink,
     ) {
         self.fire_due_timers(now, sink);
+        let counts = self.state != State::HalfOpen || self.counts_in_half_open(generation);
         let failed = match outcome {
             Outcome::Ignored => {
-                if self.state == State::HalfOpen {
+                if self.state == State::HalfOpen && counts {
                     self.permits += 1;
                 }
                 self.publish(
@@ -488,6 +502,9 @@ impl Machine {
                 true
             }
         };
+        if !counts {
+            return;
+        }
         let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
         match self.state {
             State::Closed => {
@@ -829,7 +846,7 @@ mod quiet_path_tests {
                 let ra = a.try_acquire(now, &mut sa);
                 let rb = b.try_acquire(now, &mut sb);
                 assert_eq!(ra, rb);
-                if ra.is_ok() {
+                if let Ok(ga) = ra {
                     let outcome = match rng.u8(0..10) {
                         0..=2 => Outcome::Failure,
                         3 => Outcome::Ignored,
@@ -841,9 +858,9 @@ mod quiet_path_tests {
                     {
                         fast_taken += 1;
                     } else {
-                        a.on_outcome(outcome, elapsed, None, now, &mut sa);
+                        a.on_outcome(outcome, elapsed, None, ga, now, &mut sa);
                     }
-                    b.on_outcome(outcome, elapsed, None, now, &mut sb);
+                    b.on_outcome(outcome, elapsed, None, ga, now, &mut sb);
                 }
                 assert_eq!(
                     sa.iter().collect::<Vec<_>>(),
