@@ -42,6 +42,7 @@ mod property;
 mod registry_build;
 mod relaxed;
 mod resolve;
+mod spring;
 mod to_core;
 mod validate;
 mod watch;
@@ -61,6 +62,7 @@ pub use property::{Document, Element, Property, ValueKind};
 pub use registry_build::{
     core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
 };
+pub use spring::SpringConfig;
 pub use watch::Watch;
 
 /// Loads files with the process environment and default limits (see [`Loader`]).

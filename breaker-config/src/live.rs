@@ -5,13 +5,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use breaker_core::{ErrorCatalog, Registry};
+use breaker_core::{Clock, ErrorCatalog, Registry};
 use serde_json::Value;
 
 use crate::error::Warning;
 use crate::json::instance_json;
 use crate::load::{Loaded, Loader};
-use crate::registry_build::{core_configs, registry_from_loaded, RegistryLoadError};
+use crate::registry_build::{core_configs, registry_with_clock, RegistryLoadError};
 use crate::watch::Watch;
 
 /// One setting of one instance that a reload changed.
@@ -138,10 +138,21 @@ impl LiveConfig {
         loader: Loader,
         catalog: ErrorCatalog,
     ) -> Result<Self, RegistryLoadError> {
+        Self::load_with_clock(paths, loader, catalog, None)
+    }
+
+    /// [`load`](Self::load) whose breakers, now and after every reload, run on `clock` when
+    /// given (see [`Registry::set_clock`]).
+    pub(crate) fn load_with_clock<P: AsRef<Path>>(
+        paths: &[P],
+        loader: Loader,
+        catalog: ErrorCatalog,
+        clock: Option<Arc<dyn Clock>>,
+    ) -> Result<Self, RegistryLoadError> {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         let contents = read_all(&paths);
         let loaded = loader.load_files(&paths)?;
-        let registry = registry_from_loaded(&loaded, &catalog)?;
+        let registry = registry_with_clock(&loaded, &catalog, clock)?;
         for w in &loaded.warnings {
             tracing::warn!("{w}");
         }
@@ -236,7 +247,6 @@ impl LiveInner {
         let event = match result {
             Ok((loaded, configs)) => {
                 let report = diff(&cur.loaded, &loaded);
-                configs.apply_buffer_sizes(&self.registry);
                 self.registry
                     .apply(configs.default_config, Vec::new(), configs.instances);
                 for w in &loaded.warnings {

@@ -294,21 +294,17 @@ impl CircuitBreaker {
         self.try_acquire_slow()
     }
 
-    /// The rejection the machine would return (same `retry_after` arithmetic).
+    /// The rejection the machine would return.
     #[inline]
     fn fast_rejection(&self, state: State, now: u64) -> CallNotPermitted {
-        let retry_after = match state {
-            State::Open => {
-                let deadline = self.inner.open_deadline.load(Ordering::Relaxed);
-                let wait_ms = deadline.saturating_sub(now).div_ceil(NANOS_PER_MILLI) + 1;
-                Some(Duration::from_millis(wait_ms))
-            }
-            _ => None,
-        };
         CallNotPermitted {
             name: self.inner.reject_name.clone(),
             state,
-            retry_after,
+            until: match state {
+                State::Open => self.inner.open_deadline.load(Ordering::Relaxed),
+                _ => 0,
+            },
+            at: now,
         }
     }
 
@@ -317,13 +313,15 @@ impl CircuitBreaker {
         let r = self.with_machine(|m, now, sink| {
             m.try_acquire(now, sink)
                 .map(|generation| (now, pack(m.state(), generation)))
+                .map_err(|refusal| (refusal, now))
         });
         match r {
             Ok((granted_at, admitted)) => Ok(Permit::new(self, granted_at, admitted)),
-            Err(refusal) => Err(CallNotPermitted {
+            Err((refusal, at)) => Err(CallNotPermitted {
                 name: self.inner.reject_name.clone(),
                 state: refusal.state,
-                retry_after: refusal.retry_after,
+                until: refusal.until,
+                at,
             }),
         }
     }
@@ -567,8 +565,6 @@ impl CircuitBreaker {
         CircuitBreaker { inner }
     }
 }
-
-const NANOS_PER_MILLI: u64 = 1_000_000;
 
 /// Busy-wait iterations on a held lock before yielding the CPU (a critical section is well
 /// under a microsecond; a longer wait means the holder was preempted).

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::classify::{predicate, AnyPredicate, ErrorCatalog, Outcome};
 use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
+use crate::instance::InstanceSettings;
 use crate::interval::IntervalFunction;
 use crate::java::java_float;
 use crate::state::State;
@@ -121,12 +122,16 @@ pub struct CircuitBreakerConfig {
     pub(crate) initial_state: State,
     pub(crate) record_exceptions: Vec<String>,
     pub(crate) ignore_exceptions: Vec<String>,
+    /// `recordExceptions` / `ignoreExceptions` were given (an empty list counts).
+    pub(crate) record_exceptions_configured: bool,
+    pub(crate) ignore_exceptions_configured: bool,
     pub(crate) record_exception: Option<AnyPredicate>,
     pub(crate) ignore_exception: Option<AnyPredicate>,
     pub(crate) record_result: Option<AnyPredicate>,
     pub(crate) error_catalog: ErrorCatalog,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) resilience4j_late_calls_in_half_open: bool,
+    pub(crate) instance: InstanceSettings,
 }
 
 /// Resilience4j's defaults.
@@ -173,12 +178,15 @@ impl Default for CircuitBreakerConfig {
             initial_state: State::Closed,
             record_exceptions: Vec::new(),
             ignore_exceptions: Vec::new(),
+            record_exceptions_configured: false,
+            ignore_exceptions_configured: false,
             record_exception: None,
             ignore_exception: None,
             record_result: None,
             error_catalog: ErrorCatalog::new(),
             clock: SystemClock::shared(),
             resilience4j_late_calls_in_half_open: false,
+            instance: InstanceSettings::default(),
         }
     }
 }
@@ -260,6 +268,20 @@ impl CircuitBreakerConfig {
     /// `ignoreExceptions`: names of errors that are neither failures nor successes.
     pub fn ignore_exceptions(&self) -> &[String] {
         &self.ignore_exceptions
+    }
+    /// Whether `recordExceptions` was given, an empty list included (`breaker check` shows
+    /// `null` when it was not, `[]` for an empty one).
+    pub fn record_exceptions_configured(&self) -> bool {
+        self.record_exceptions_configured
+    }
+    /// Whether `ignoreExceptions` was given, an empty list included.
+    pub fn ignore_exceptions_configured(&self) -> bool {
+        self.ignore_exceptions_configured
+    }
+    /// The settings beside the state machine: event buffer size, health indicator, and the
+    /// Java-only settings a Spring file may carry.
+    pub fn instance_settings(&self) -> &InstanceSettings {
+        &self.instance
     }
     /// The catalog that binds exception names to application errors.
     pub fn error_catalog(&self) -> &ErrorCatalog {
@@ -358,6 +380,7 @@ impl fmt::Debug for CircuitBreakerConfig {
                 "resilience4j_late_calls_in_half_open",
                 &self.resilience4j_late_calls_in_half_open,
             )
+            .field("instance_settings", &self.instance)
             .finish_non_exhaustive()
     }
 }
@@ -385,12 +408,15 @@ pub struct CircuitBreakerConfigBuilder {
     initial_state: State,
     record_exceptions: Vec<String>,
     ignore_exceptions: Vec<String>,
+    record_exceptions_configured: bool,
+    ignore_exceptions_configured: bool,
     record_exception: Option<AnyPredicate>,
     ignore_exception: Option<AnyPredicate>,
     record_result: Option<AnyPredicate>,
     error_catalog: ErrorCatalog,
     clock: Arc<dyn Clock>,
     resilience4j_late_calls_in_half_open: bool,
+    instance: InstanceSettings,
 }
 
 impl CircuitBreakerConfigBuilder {
@@ -415,12 +441,15 @@ impl CircuitBreakerConfigBuilder {
             initial_state: c.initial_state,
             record_exceptions: c.record_exceptions.clone(),
             ignore_exceptions: c.ignore_exceptions.clone(),
+            record_exceptions_configured: c.record_exceptions_configured,
+            ignore_exceptions_configured: c.ignore_exceptions_configured,
             record_exception: c.record_exception.clone(),
             ignore_exception: c.ignore_exception.clone(),
             record_result: c.record_result.clone(),
             error_catalog: c.error_catalog.clone(),
             clock: c.clock.clone(),
             resilience4j_late_calls_in_half_open: c.resilience4j_late_calls_in_half_open,
+            instance: c.instance.clone(),
         }
     }
 
@@ -526,6 +555,7 @@ impl CircuitBreakerConfigBuilder {
         names: impl IntoIterator<Item = S>,
     ) -> Self {
         self.record_exceptions = names.into_iter().map(Into::into).collect();
+        self.record_exceptions_configured = true;
         self.record_exception = None;
         self
     }
@@ -536,6 +566,7 @@ impl CircuitBreakerConfigBuilder {
         names: impl IntoIterator<Item = S>,
     ) -> Self {
         self.ignore_exceptions = names.into_iter().map(Into::into).collect();
+        self.ignore_exceptions_configured = true;
         self.ignore_exception = None;
         self
     }
@@ -588,6 +619,12 @@ impl CircuitBreakerConfigBuilder {
     /// record late outcomes in their current window in both modes, as Resilience4j does.
     pub fn resilience4j_late_calls_in_half_open(mut self, exact: bool) -> Self {
         self.resilience4j_late_calls_in_half_open = exact;
+        self
+    }
+    /// The settings beside the state machine (event buffer size, health indicator, ...);
+    /// default [`InstanceSettings::default`]. `event_consumer_buffer_size` must be at least 1.
+    pub fn instance_settings(mut self, settings: InstanceSettings) -> Self {
+        self.instance = settings;
         self
     }
 
@@ -722,6 +759,14 @@ impl CircuitBreakerConfigBuilder {
                 ));
             }
         }
+        if self.instance.event_consumer_buffer_size < 1 {
+            return Err(ConfigError::new(
+                "eventConsumerBufferSize",
+                self.instance.event_consumer_buffer_size.to_string(),
+                "at least 1",
+                "eventConsumerBufferSize must be greater than or equal to 1.".to_string(),
+            ));
+        }
         Ok(CircuitBreakerConfig {
             failure_rate_threshold: fr,
             slow_call_rate_threshold: sr,
@@ -740,22 +785,19 @@ impl CircuitBreakerConfigBuilder {
             automatic_transition_from_open_to_half_open_enabled: self
                 .automatic_transition_from_open_to_half_open_enabled,
             initial_state: self.initial_state,
-            record_exceptions: dedup(self.record_exceptions),
-            ignore_exceptions: dedup(self.ignore_exceptions),
+            record_exceptions: self.record_exceptions,
+            ignore_exceptions: self.ignore_exceptions,
+            record_exceptions_configured: self.record_exceptions_configured,
+            ignore_exceptions_configured: self.ignore_exceptions_configured,
             record_exception: self.record_exception,
             ignore_exception: self.ignore_exception,
             record_result: self.record_result,
             error_catalog: self.error_catalog,
             clock: self.clock,
             resilience4j_late_calls_in_half_open: self.resilience4j_late_calls_in_half_open,
+            instance: self.instance,
         })
     }
-}
-
-fn dedup(mut v: Vec<String>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|s| seen.insert(s.clone()));
-    v
 }
 
 #[cfg(test)]

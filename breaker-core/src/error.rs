@@ -62,7 +62,11 @@ pub struct CallNotPermitted {
     /// rejection touches no reference count, and holds no memory once dropped.
     pub(crate) name: crate::names::Name,
     pub(crate) state: State,
-    pub(crate) retry_after: Option<Duration>,
+    /// When the rejecting state may admit a call (epoch ns): the OPEN deadline or the
+    /// HALF_OPEN timer; 0 when unknown. Kept raw so a rejection does no arithmetic.
+    pub(crate) until: u64,
+    /// When the call was rejected (epoch ns).
+    pub(crate) at: u64,
 }
 
 impl CallNotPermitted {
@@ -82,7 +86,17 @@ impl CallNotPermitted {
     /// (HALF_OPEN without a limit waits for trial calls to finish; FORCED_OPEN waits for a
     /// manual transition).
     pub fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
+        const NANOS_PER_MILLI: u64 = 1_000_000;
+        match self.state {
+            State::Open => {
+                let wait_ms = self.until.saturating_sub(self.at).div_ceil(NANOS_PER_MILLI) + 1;
+                Some(Duration::from_millis(wait_ms))
+            }
+            State::HalfOpen if self.until != 0 => {
+                Some(Duration::from_nanos(self.until.saturating_sub(self.at)))
+            }
+            _ => None,
+        }
     }
 }
 

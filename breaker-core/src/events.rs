@@ -421,8 +421,13 @@ impl Drop for Stop<'_> {
 /// Attach it with [`CircuitBreaker::attach_event_buffer`](crate::CircuitBreaker::attach_event_buffer).
 #[derive(Debug, Clone)]
 pub struct EventBuffer {
+    ring: Arc<Mutex<Ring>>,
+}
+
+#[derive(Debug)]
+struct Ring {
     capacity: usize,
-    events: Arc<Mutex<VecDeque<CircuitBreakerEvent>>>,
+    events: VecDeque<CircuitBreakerEvent>,
 }
 
 /// Resilience4j's default `eventConsumerBufferSize`: 100 events.
@@ -431,31 +436,41 @@ pub const DEFAULT_EVENT_CONSUMER_BUFFER_SIZE: usize = 100;
 impl EventBuffer {
     pub(crate) fn new(capacity: usize) -> Self {
         EventBuffer {
-            capacity: capacity.max(1),
-            events: Arc::new(Mutex::new(VecDeque::with_capacity(capacity.max(1)))),
+            ring: Arc::new(Mutex::new(Ring {
+                capacity: capacity.max(1),
+                events: VecDeque::with_capacity(capacity.max(1)),
+            })),
         }
     }
 
+    fn lock(&self) -> MutexGuard<'_, Ring> {
+        self.ring.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     pub(crate) fn push(&self, e: &CircuitBreakerEvent) {
-        let mut q = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        if q.len() == self.capacity {
-            q.pop_front();
+        let mut r = self.lock();
+        if r.events.len() == r.capacity {
+            r.events.pop_front();
         }
-        q.push_back(e.clone());
+        r.events.push_back(e.clone());
+    }
+
+    /// Changes the capacity (>= 1), dropping the oldest events that no longer fit.
+    pub(crate) fn set_capacity(&self, capacity: usize) {
+        let mut r = self.lock();
+        r.capacity = capacity.max(1);
+        while r.events.len() > r.capacity {
+            r.events.pop_front();
+        }
     }
 
     /// The buffered events, oldest first; at most the capacity.
     pub fn events(&self) -> Vec<CircuitBreakerEvent> {
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .cloned()
-            .collect()
+        self.lock().events.iter().cloned().collect()
     }
 
     /// The maximum number of events kept.
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.lock().capacity
     }
 }

@@ -71,6 +71,7 @@ mod clock;
 mod config;
 mod error;
 mod events;
+mod instance;
 mod interval;
 mod java;
 mod machine;
@@ -95,6 +96,7 @@ pub use events::{
     CircuitBreakerEvent, EventBuffer, EventKind, EventType, SubscriptionId,
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
+pub use instance::InstanceSettings;
 pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
 pub use java::{java_double, java_float};
 pub use metrics::Metrics;

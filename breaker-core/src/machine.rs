@@ -235,7 +235,9 @@ pub(crate) enum OpenWait {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Refusal {
     pub state: State,
-    pub retry_after: Option<Duration>,
+    /// When the refusing state may admit a call (epoch ns): the OPEN deadline, the
+    /// HALF_OPEN timer; 0 when unknown. See [`crate::CallNotPermitted::retry_after`].
+    pub until: u64,
 }
 
 /// The mutable heart of a breaker.
@@ -390,30 +392,29 @@ impl Machine {
             State::Open => {
                 if now > self.open_deadline {
                     let _ = self.transition(State::HalfOpen, OpenWait::NextAttempt, now, sink);
-                    self.try_acquire_half_open(now, sink)
+                    self.try_acquire_half_open(sink)
                 } else {
                     self.metrics.not_permitted += 1;
                     self.publish(sink, EventKind::NotPermitted);
-                    let wait_ms = (self.open_deadline - now).div_ceil(NANOS_PER_MILLI) + 1;
                     Err(Refusal {
                         state: State::Open,
-                        retry_after: Some(Duration::from_millis(wait_ms)),
+                        until: self.open_deadline,
                     })
                 }
             }
-            State::HalfOpen => self.try_acquire_half_open(now, sink),
+            State::HalfOpen => self.try_acquire_half_open(sink),
             State::ForcedOpen => {
                 self.metrics.not_permitted += 1;
                 self.publish(sink, EventKind::NotPermitted);
                 Err(Refusal {
                     state: State::ForcedOpen,
-                    retry_after: None,
+                    until: 0,
                 })
             }
         }
     }
 
-    fn try_acquire_half_open(&mut self, now: u64, sink: &mut EventSink) -> Result<u64, Refusal> {
+    fn try_acquire_half_open(&mut self, sink: &mut EventSink) -> Result<u64, Refusal> {
         if self.permits > 0 {
             self.permits -= 1;
             Ok(self.generation)
@@ -422,9 +423,7 @@ impl Machine {
             self.publish(sink, EventKind::NotPermitted);
             Err(Refusal {
                 state: State::HalfOpen,
-                retry_after: self
-                    .half_open_timer_at
-                    .map(|at| Duration::from_nanos(at.saturating_sub(now))),
+                until: self.half_open_timer_at.unwrap_or(0),
             })
         }
     }

@@ -13,36 +13,56 @@ use std::fmt;
 use std::sync::Arc;
 
 /// The longest name copied by value (bytes of UTF-8).
-pub(crate) const INLINE: usize = 46;
+pub(crate) const INLINE: usize = 40;
 
-/// A breaker's name: inline when it fits in [`INLINE`] bytes, shared otherwise.
-#[derive(Clone)]
-pub(crate) enum Name {
-    Inline { len: u8, bytes: [u8; INLINE] },
-    Shared(Arc<str>),
+/// A breaker's name: its bytes inline when it fits in [`INLINE`] bytes, shared otherwise.
+///
+/// Laid out as whole, aligned words (no enum tag beside the bytes), so a rejection copies it
+/// with a few aligned moves.
+pub(crate) struct Name {
+    shared: Option<Arc<str>>,
+    /// The inline length; unused when `shared` is set.
+    len: usize,
+    bytes: [u8; INLINE],
+}
+
+impl Clone for Name {
+    #[inline]
+    fn clone(&self) -> Self {
+        // The rare shared case first, so the inline bytes go straight to their destination.
+        let shared = self.shared.clone();
+        Name {
+            shared,
+            len: self.len,
+            bytes: self.bytes,
+        }
+    }
 }
 
 impl Name {
     pub(crate) fn new(name: &Arc<str>) -> Self {
+        let mut bytes = [0u8; INLINE];
         if name.len() <= INLINE {
-            let mut bytes = [0u8; INLINE];
             bytes[..name.len()].copy_from_slice(name.as_bytes());
-            Name::Inline {
-                len: name.len() as u8,
+            Name {
+                len: name.len(),
                 bytes,
+                shared: None,
             }
         } else {
-            Name::Shared(name.clone())
+            Name {
+                len: 0,
+                bytes,
+                shared: Some(name.clone()),
+            }
         }
     }
 
     pub(crate) fn as_str(&self) -> &str {
-        match self {
+        match &self.shared {
+            Some(s) => s,
             // The bytes are a whole `str` copied at construction, so this never fails.
-            Name::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default()
-            }
-            Name::Shared(s) => s,
+            None => std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default(),
         }
     }
 }
@@ -75,7 +95,7 @@ mod tests {
     fn short_names_are_inline_and_long_ones_shared() {
         let short: Arc<str> = "paymentService".into();
         let n = Name::new(&short);
-        assert!(matches!(n, Name::Inline { .. }));
+        assert!(n.shared.is_none());
         assert_eq!(n.as_str(), "paymentService");
         assert_eq!(
             Arc::strong_count(&short),
@@ -89,7 +109,7 @@ mod tests {
 
         let long: Arc<str> = "x".repeat(INLINE + 1).into();
         let l = Name::new(&long);
-        assert!(matches!(l, Name::Shared(_)));
+        assert!(l.shared.is_some());
         assert_eq!(Arc::strong_count(&long), 2);
         drop(l);
         assert_eq!(Arc::strong_count(&long), 1, "the last copy frees the name");
