@@ -60,7 +60,17 @@ struct Pending<'a> {
     entries: Raw<'a>,
     /// Values written on the name itself (`instances.a = 10`, YAML `a: 10`), by document.
     direct: Vec<(usize, &'a Property)>,
+    /// Where each of its keys is written, in file order: for "the block just above".
+    origins: Vec<Origin>,
+    /// Warnings about list items written directly under the name (`a[0]`), given only if
+    /// the block turns out to bind something (else the block's own warning says it all).
+    item_warnings: Vec<Warning>,
+    /// The first document that names it.
+    first_doc: usize,
 }
+
+/// Where the entries of one section (`configs` or `instances`) are written.
+type Places = Vec<(String, Vec<Origin>)>;
 
 /// Binds the circuit-breaker section of `docs` (lowest precedence first).
 pub(crate) fn bind(
@@ -74,28 +84,122 @@ pub(crate) fn bind(
             collect(di, p, &mut raw, warnings);
         }
     }
+    let places = |configs: bool| -> Places {
+        raw.iter()
+            .filter(|((c, _), _)| *c == configs)
+            .map(|((_, n), p)| (n.clone(), p.origins.clone()))
+            .collect()
+    };
+    let (config_places, instance_places) = (places(true), places(false));
     let mut section = Section::default();
+    let mut not_entries = Vec::new();
     for ((is_config, name), pending) in raw {
         let Pending {
             mut block,
             entries,
             direct,
+            origins,
+            item_warnings,
+            first_doc,
         } = pending;
+        let places = if is_config {
+            &config_places
+        } else {
+            &instance_places
+        };
         if entries.is_empty() {
-            if let Some(e) = scalar_block(is_config, &direct, resolver) {
+            if let Some(e) = scalar_block(is_config, &direct, resolver, &name, places) {
                 block.errors.push(e);
             }
         }
         for (id, list) in entries {
             convert_entry(id, &list, &block.path.clone(), &mut block, resolver);
         }
+        // As Spring's binder: a map entry under which no setting binds is no entry at all.
+        if block.values.is_empty() && block.errors.is_empty() {
+            let w = binds_nothing(is_config, &name, &block.path, &origins, places);
+            not_entries.push((first_doc, w));
+            continue;
+        }
+        warnings.extend(item_warnings);
         if is_config {
             section.configs.insert(name, block);
         } else {
             section.instances.insert(name, block);
         }
     }
+    // In the order they are written.
+    not_entries.sort_by_key(|(doc, w)| (*doc, w.origin.as_ref().map(|o| (o.line, o.column))));
+    warnings.extend(not_entries.into_iter().map(|(_, w)| w));
     section
+}
+
+/// Whether `name` is the name of a circuit-breaker setting (current or 1.x).
+fn is_setting_name(name: &str) -> bool {
+    let uniform = relaxed::uniform(name);
+    keys::find(&uniform).is_some()
+        || keys::LEGACY
+            .iter()
+            .any(|(k, _)| relaxed::uniform(k) == uniform)
+}
+
+/// The entry of `places` written last before `at` in the same file: the block a misplaced
+/// key just below it probably belongs to.
+fn block_above<'p>(name: &str, at: &Origin, places: &'p Places) -> Option<&'p str> {
+    places
+        .iter()
+        .filter(|(n, _)| n != name)
+        .filter_map(|(n, origins)| {
+            origins
+                .iter()
+                .filter(|o| o.file == at.file && (o.line, o.column) < (at.line, at.column))
+                .map(|o| (o.line, o.column))
+                .max()
+                .map(|pos| (pos, n.as_str()))
+        })
+        .max()
+        .map(|(_, n)| n)
+}
+
+/// The hint for an entry named like a setting: where it probably belongs.
+fn misplaced_setting_hint(name: &str, at: &Origin, places: &Places) -> Option<String> {
+    if !is_setting_name(name) {
+        return None;
+    }
+    Some(match block_above(name, at, places) {
+        Some(above) => format!(
+            "{name} is a circuit-breaker setting: it probably belongs under '{above}', the block just above, indented one level more"
+        ),
+        None => format!(
+            "{name} is a circuit-breaker setting: is it indented one level too little, or is the name of its block missing?"
+        ),
+    })
+}
+
+/// The warning for an entry under which no setting binds: it is not an instance (or
+/// config), as in Spring Boot, whose binder creates no map entry for it.
+fn binds_nothing(
+    is_config: bool,
+    name: &str,
+    path: &str,
+    origins: &[Origin],
+    places: &Places,
+) -> Warning {
+    let what = if is_config { "a config" } else { "an instance" };
+    let at = origins.first().cloned();
+    let mut message =
+        format!("no setting binds under '{name}', so it is not {what} (Spring Boot creates none)");
+    let hint = at
+        .as_ref()
+        .and_then(|at| misplaced_setting_hint(name, at, places));
+    match hint {
+        Some(h) => message.push_str(&format!("; {h}")),
+        None if is_config => {}
+        None => message.push_str(&format!(
+            "; a breaker named '{name}' gets the default config when first used (give it a setting, e.g. baseConfig: default, to create it at start-up)"
+        )),
+    }
+    Warning::new(at, path.to_string(), message)
 }
 
 /// Spring binds `instances.<name>` (and `configs.<name>`) to `InstanceProperties`: a value
@@ -107,6 +211,8 @@ fn scalar_block(
     is_config: bool,
     direct: &[(usize, &Property)],
     resolver: &Resolver<'_>,
+    name: &str,
+    places: &Places,
 ) -> Option<ConfigError> {
     // Spring reads the property from the highest-precedence document that has it.
     let top = direct.iter().map(|(d, _)| *d).max()?;
@@ -122,22 +228,20 @@ fn scalar_block(
     let mut message = format!(
         "expected a block of circuit-breaker settings under '{written}', found the value '{text}'"
     );
-    let uniform = relaxed::uniform(written);
-    let is_setting = keys::find(&uniform).is_some()
-        || keys::LEGACY
-            .iter()
-            .any(|(k, _)| relaxed::uniform(k) == uniform);
-    if is_setting {
+    if is_setting_name(written) {
         let what = if is_config { "config" } else { "instance" };
+        let above = block_above(name, &p.key_origin, places)
+            .map(|above| format!(" (it probably belongs under '{above}', the block just above)"))
+            .unwrap_or_default();
         message.push_str(&format!(
-            "; is this key indented one level too little, or is the {what} name missing before it?"
+            "; is this key indented one level too little{above}, or is the {what} name missing before it?"
         ));
     }
     Some(err(
         p,
         text,
         message,
-        "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10), or no value at all to inherit every setting",
+        "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10)",
     ))
 }
 
@@ -198,9 +302,22 @@ fn collect<'a>(
             },
             entries: BTreeMap::new(),
             direct: Vec::new(),
+            origins: Vec::new(),
+            item_warnings: Vec::new(),
+            first_doc: di,
         });
+    pending.origins.push(p.key_origin.clone());
     if n.len() < 5 {
         pending.direct.push((di, p));
+        return;
+    }
+    if n[4].index().is_some() {
+        // A list written directly under the name (`a[0]`): no setting.
+        pending.item_warnings.push(Warning::new(
+            Some(p.key_origin.clone()),
+            p.key.clone(),
+            "a list item directly under the name binds nothing (settings go under the name)".into(),
+        ));
         return;
     }
     let entries = &mut pending.entries;
