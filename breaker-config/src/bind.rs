@@ -2,6 +2,12 @@
 //! `backends`) properties out of the active documents, applies Spring's precedence (a later
 //! document wins, a list is taken whole from one document), converts and validates each value,
 //! and warns about unknown keys.
+//!
+//! As Spring's binder creates no map entry for a name under which no setting binds, such an
+//! entry (`svc: {}`, `svc:` with no value, a block of only unknown keys, a list) is neither an
+//! instance nor a config: a warning names it and, when the name is a setting's, the block just
+//! above it, where it probably belongs. `breaker check`, registries and live reloads all load
+//! through here, so they agree.
 
 use std::collections::BTreeMap;
 
@@ -206,7 +212,7 @@ fn binds_nothing(
 /// written on the name itself cannot be converted to one, and with no settings under the name
 /// to bind instead, binding fails. That is almost always a setting indented one level too
 /// little (`slidingWindowSize: 10` beside the instance name instead of under it). A null or
-/// empty value is fine: the block inherits every setting.
+/// empty value binds nothing (see the module docs).
 fn scalar_block(
     is_config: bool,
     direct: &[(usize, &Property)],

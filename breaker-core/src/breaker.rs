@@ -519,9 +519,13 @@ impl CircuitBreaker {
         self.inner.config.store(config);
     }
 
-    /// Calls `f` with every event this breaker publishes, synchronously, on the thread that
-    /// caused it. A panicking subscriber is logged (`tracing`, WARN) and does not affect the
-    /// call or other subscribers.
+    /// Calls `f` with every event this breaker publishes, one event at a time, in the order
+    /// the breaker produced them, never while the breaker is locked. The operation that
+    /// produced an event returns once it is delivered: usually on its own thread, or by
+    /// another thread that was delivering this breaker's earlier events. `f` may call back into
+    /// the breaker (the events that causes follow the one being delivered). A panicking
+    /// subscriber is logged (`tracing`, WARN) and does not affect the call or other
+    /// subscribers.
     pub fn subscribe(
         &self,
         f: impl Fn(&CircuitBreakerEvent) + Send + Sync + 'static,

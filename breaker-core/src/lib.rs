@@ -24,12 +24,29 @@
 //! effective minimum number of calls is `min(minimumNumberOfCalls, slidingWindowSize)` for
 //! count windows and HALF_OPEN, unclamped for time windows; rates are evaluated only when an
 //! outcome is recorded; OPEN -> HALF_OPEN happens lazily, strictly after the wait; late
-//! completions apply to whatever state is current; events follow Resilience4j's order and
-//! publishing rule. The repository's conformance suite replays vectors recorded from the
-//! real Resilience4j state machine and checks every step.
+//! completions apply to whatever state is current (in HALF_OPEN only in exact Resilience4j
+//! mode, see below); events follow Resilience4j's order and publishing rule. The
+//! repository's conformance suite replays vectors recorded from the real Resilience4j state
+//! machine and checks every step.
 //!
 //! # Where this differs from Resilience4j, on purpose
 //!
+//! - **Only a HALF_OPEN state's own trial calls decide it.** Every [`Permit`] knows the state
+//!   episode that admitted it ([`Permit::episode`]). A late call (admitted while CLOSED, or by
+//!   an earlier HALF_OPEN state) that finishes during a HALF_OPEN state publishes its event
+//!   but is not recorded there, does not decide it, and frees no trial permission, nor does
+//!   its [`Permit::release`]; so HALF_OPEN never has more than
+//!   `permittedNumberOfCallsInHalfOpenState` of its own trial calls in flight. Resilience4j
+//!   counts it as a trial result and hands HALF_OPEN a permission it never took. CLOSED, OPEN
+//!   and METRICS_ONLY record late outcomes as Resilience4j does. Exact Resilience4j mode:
+//!   [`CircuitBreakerConfigBuilder::resilience4j_late_calls_in_half_open`].
+//! - **Subscribers see a breaker's events in the order it produced them**, one at a time and
+//!   never under the state lock (Resilience4j calls its consumers on every calling thread at
+//!   once, so two threads' events can cross). An operation returns once its events are
+//!   delivered, possibly by another thread that was delivering already; a subscriber may call
+//!   back into the breaker (its own events follow the one being delivered). Every operation
+//!   reads the clock once it holds the lock, so waiting for the lock never starts an OPEN wait
+//!   early nor stamps events out of order.
 //! - **A cancelled or panicking call never strands a half-open permit.** A [`Permit`]
 //!   dropped without an outcome hands its HALF_OPEN permission back (if the HALF_OPEN state
 //!   that granted it is still current); a panic records a failure. In Java an `Error` thrown

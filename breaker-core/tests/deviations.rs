@@ -204,3 +204,35 @@ fn a_panicking_subscriber_does_not_hurt_the_call_or_other_subscribers() {
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(cb.metrics().number_of_successful_calls, 1);
 }
+
+#[test]
+fn an_exception_list_on_a_derived_builder_replaces_the_base_list() {
+    #[derive(Debug)]
+    enum E {
+        Io,
+        Timeout,
+    }
+    let catalog = breaker_core::ErrorCatalog::new()
+        .register("java.io.IOException", |e: &E| matches!(e, E::Io))
+        .register("java.util.concurrent.TimeoutException", |e: &E| {
+            matches!(e, E::Timeout)
+        });
+    let base = CircuitBreakerConfig::builder()
+        .error_catalog(catalog)
+        .record_exceptions(["java.io.IOException"])
+        .ignore_exceptions(["java.util.concurrent.TimeoutException"])
+        .build()
+        .unwrap();
+    let derived = base
+        .to_builder()
+        .record_exceptions(["java.util.concurrent.TimeoutException"])
+        .ignore_exceptions(Vec::<String>::new())
+        .build()
+        .unwrap();
+    // Resilience4j's plain `from(base)` would OR the lists: IOException still a failure and
+    // TimeoutException still ignored.
+    assert_eq!(derived.classify_error(&E::Io), Outcome::Success);
+    assert_eq!(derived.classify_error(&E::Timeout), Outcome::Failure);
+    assert_eq!(base.classify_error(&E::Io), Outcome::Failure);
+    assert_eq!(base.classify_error(&E::Timeout), Outcome::Ignored);
+}
