@@ -105,3 +105,37 @@ resilience4j.circuitbreaker:
     assert!(SpringConfig::yaml(yaml).live().is_err());
     Ok(())
 }
+
+/// `.live()` keeps the clock for breakers a reload creates.
+#[test]
+fn a_live_config_keeps_the_clock_across_reloads() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("application.yml");
+    let file = |names: &[&str]| {
+        let mut yaml = String::from("resilience4j.circuitbreaker.instances:\n");
+        for n in names {
+            yaml.push_str(&format!(
+                "  {n}: {{ slidingWindowSize: 1, minimumNumberOfCalls: 1, waitDurationInOpenState: 5s }}\n"
+            ));
+        }
+        yaml
+    };
+    std::fs::write(&path, file(&["first"]))?;
+    let clock = ManualClock::at_epoch_millis(1_700_000_000_000);
+    let live = SpringConfig::file(&path).clock(clock.clone()).live()?;
+    std::fs::write(&path, file(&["first", "second"]))?;
+    let report = live.reload()?;
+    assert_eq!(report.added, ["second"]);
+    let second = live
+        .registry()
+        .find("second")
+        .expect("created by the reload");
+    second.try_acquire_permission()?.on_error();
+    assert_eq!(second.state(), State::Open);
+    clock.advance(Duration::from_millis(5_001));
+    assert!(
+        second.try_acquire_permission().is_ok(),
+        "runs on the manual clock"
+    );
+    Ok(())
+}
