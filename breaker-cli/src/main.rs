@@ -1,11 +1,16 @@
-//! `breaker`: checks and explains Spring Boot circuit-breaker configuration files.
+//! `breaker`: checks, explains and simulates Spring Boot circuit-breaker configuration files.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod describe;
+mod load;
+mod progress;
+mod simulate;
 mod text;
+mod units;
 
 /// Circuit breakers that behave like Resilience4j: configuration tools.
 #[derive(Parser, Debug)]
@@ -37,6 +42,7 @@ enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    Simulate(simulate::SimulateArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +54,7 @@ fn main() -> ExitCode {
             strict,
             files,
         } => check(profiles, json, strict, &files),
+        Command::Simulate(args) => simulate::run(args),
     }
 }
 
