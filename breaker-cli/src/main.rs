@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod describe;
+mod explain;
 mod load;
 mod progress;
 mod simulate;
@@ -43,6 +44,7 @@ enum Command {
         files: Vec<PathBuf>,
     },
     Simulate(simulate::SimulateArgs),
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
             files,
         } => check(profiles, json, strict, &files),
         Command::Simulate(args) => simulate::run(args),
+        Command::Explain(args) => explain::run(args),
     }
 }
 

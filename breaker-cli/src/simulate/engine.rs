@@ -4,9 +4,10 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU8, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 
-use breaker_core::{CircuitBreaker, EventKind, ManualClock, Permit, State};
+use breaker_core::{CircuitBreaker, EventKind, ManualClock, Permit, State, SubscriptionId};
 
 use super::scenario::Call;
 
@@ -52,18 +53,84 @@ impl Ord for InFlight<'_> {
 }
 
 /// Records the breaker's state transitions with their virtual times.
-pub fn record_transitions(cb: &CircuitBreaker) -> Arc<Mutex<Vec<Transition>>> {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let sink = log.clone();
-    cb.subscribe(move |e| {
-        if let EventKind::StateTransition { from, to } = e.kind {
-            let at_ns = e.creation_time_nanos.saturating_sub(EPOCH_NS);
-            if let Ok(mut v) = sink.lock() {
-                v.push(Transition { at_ns, from, to });
+///
+/// Subscribing makes the breaker publish an event for every call, which costs about a
+/// fifth of a simulated call; so while the breaker is CLOSED nobody is subscribed and its
+/// state is read after every operation instead (one atomic load). Leaving CLOSED is only
+/// ever caused by an operation (an outcome recorded, or a manual transition), at the
+/// clock's current reading, so that reading is its exact time. In every other state a
+/// subscription records the transitions, timer-driven ones included, with the times the
+/// breaker gives them; it is dropped when the breaker is CLOSED again.
+pub struct TransitionLog<'a> {
+    cb: &'a CircuitBreaker,
+    log: Arc<Mutex<Vec<Transition>>>,
+    /// The state after the last logged transition, kept by the subscriber.
+    current: Arc<AtomicU8>,
+    subscription: Option<SubscriptionId>,
+}
+
+impl<'a> TransitionLog<'a> {
+    /// Starts logging `cb`'s transitions.
+    pub fn new(cb: &'a CircuitBreaker) -> Self {
+        let state = cb.state();
+        let mut log = TransitionLog {
+            cb,
+            log: Arc::new(Mutex::new(Vec::new())),
+            current: Arc::new(AtomicU8::new(state as u8)),
+            subscription: None,
+        };
+        if state != State::Closed {
+            log.subscribe();
+        }
+        log
+    }
+
+    fn subscribe(&mut self) {
+        let sink = self.log.clone();
+        let current = self.current.clone();
+        self.subscription = Some(self.cb.subscribe(move |e| {
+            if let EventKind::StateTransition { from, to } = e.kind {
+                let at_ns = e.creation_time_nanos.saturating_sub(EPOCH_NS);
+                current.store(to as u8, AtomicOrdering::Relaxed);
+                if let Ok(mut v) = sink.lock() {
+                    v.push(Transition { at_ns, from, to });
+                }
+            }
+        }));
+    }
+
+    /// Call after every operation on the breaker; `now_ns` is the clock's reading, from
+    /// the start of the run.
+    #[inline]
+    pub fn after_operation(&mut self, now_ns: u64) {
+        match self.subscription {
+            None => {
+                let state = self.cb.state();
+                if state != State::Closed {
+                    if let Ok(mut v) = self.log.lock() {
+                        v.push(Transition {
+                            at_ns: now_ns,
+                            from: State::Closed,
+                            to: state,
+                        });
+                    }
+                    self.current.store(state as u8, AtomicOrdering::Relaxed);
+                    self.subscribe();
+                }
+            }
+            Some(id) => {
+                if self.current.load(AtomicOrdering::Relaxed) == State::Closed as u8 {
+                    self.cb.unsubscribe(id);
+                    self.subscription = None;
+                }
             }
         }
-    });
-    log
+    }
+
+    /// The transitions logged, in time order.
+    pub fn transitions(&self) -> Vec<Transition> {
+        self.log.lock().map(|v| v.clone()).unwrap_or_default()
+    }
 }
 
 /// Runs `calls` (in arrival order) through `cb`, whose config reads `clock`. For every call,
@@ -74,27 +141,32 @@ pub fn record_transitions(cb: &CircuitBreaker) -> Arc<Mutex<Vec<Transition>>> {
 /// to `end_ns`; later ones are dropped unrecorded.
 pub fn run(
     cb: &CircuitBreaker,
+    log: &mut TransitionLog<'_>,
     clock: &ManualClock,
     calls: impl Iterator<Item = Call>,
     end_ns: u64,
     mut on_call: impl FnMut(&Call, bool),
 ) {
     let mut in_flight: BinaryHeap<InFlight<'_>> = BinaryHeap::new();
-    let complete_until = |t_ns: u64, in_flight: &mut BinaryHeap<InFlight<'_>>| {
-        while in_flight.peek().is_some_and(|c| c.done_ns <= t_ns) {
-            let c = in_flight.pop().expect("peeked");
-            clock.set_epoch_nanos(EPOCH_NS + c.done_ns);
-            if c.fails {
-                c.permit.on_error();
-            } else {
-                c.permit.on_success();
+    let complete_until =
+        |t_ns: u64, in_flight: &mut BinaryHeap<InFlight<'_>>, log: &mut TransitionLog<'_>| {
+            while in_flight.peek().is_some_and(|c| c.done_ns <= t_ns) {
+                let c = in_flight.pop().expect("peeked");
+                clock.set_epoch_nanos(EPOCH_NS + c.done_ns);
+                if c.fails {
+                    c.permit.on_error();
+                } else {
+                    c.permit.on_success();
+                }
+                log.after_operation(c.done_ns);
             }
-        }
-    };
+        };
     for (seq, call) in calls.enumerate() {
-        complete_until(call.at_ns, &mut in_flight);
+        complete_until(call.at_ns, &mut in_flight, log);
         clock.set_epoch_nanos(EPOCH_NS + call.at_ns);
-        match cb.try_acquire_permission() {
+        let admitted = cb.try_acquire_permission();
+        log.after_operation(call.at_ns);
+        match admitted {
             Ok(permit) => {
                 on_call(&call, true);
                 in_flight.push(InFlight {
@@ -107,9 +179,10 @@ pub fn run(
             Err(_) => on_call(&call, false),
         }
     }
-    complete_until(end_ns, &mut in_flight);
+    complete_until(end_ns, &mut in_flight, log);
     clock.set_epoch_nanos(EPOCH_NS + end_ns);
     cb.poll_timers();
+    log.after_operation(end_ns);
 }
 
 #[cfg(test)]
@@ -139,7 +212,7 @@ mod tests {
             .build()
             .unwrap();
         let cb = CircuitBreaker::new("t", config);
-        let log = record_transitions(&cb);
+        let mut log = TransitionLog::new(&cb);
         // Four failing calls at 0..3 ms answer at 1000..1003 ms. A call at 500 ms is
         // admitted (no outcome is in yet) and succeeds at 510 ms, so the 3rd failure, at
         // 1002 ms, makes 4 buffered calls with 3 failures (75 % >= 50 %): OPEN. The call at
@@ -155,9 +228,14 @@ mod tests {
             call(6004, 20, false),
         ];
         let mut admitted = Vec::new();
-        run(&cb, &clock, calls.into_iter(), 10_000_000_000, |c, ok| {
-            admitted.push((c.at_ns / 1_000_000, ok))
-        });
+        run(
+            &cb,
+            &mut log,
+            &clock,
+            calls.into_iter(),
+            10_000_000_000,
+            |c, ok| admitted.push((c.at_ns / 1_000_000, ok)),
+        );
         assert_eq!(
             admitted,
             vec![
@@ -170,7 +248,7 @@ mod tests {
                 (6004, true)
             ]
         );
-        let log = log.lock().unwrap().clone();
+        let log = log.transitions();
         let ms = |t: &Transition| (t.at_ns / 1_000_000, t.from, t.to);
         assert_eq!(
             log.iter().map(ms).collect::<Vec<_>>(),

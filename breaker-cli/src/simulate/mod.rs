@@ -21,6 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::load::{self, ConfigFiles};
 use crate::progress::Progress;
 use crate::units::{self, Span};
+pub use engine::EPOCH_NS;
 pub use latency::Latency;
 use report::Report;
 use scenario::{Arrivals, Scenario};
@@ -126,20 +127,20 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
 
     let started = Instant::now();
     let cb = CircuitBreaker::new(name.clone(), config.clone());
-    let transitions = engine::record_transitions(&cb);
+    let mut log = engine::TransitionLog::new(&cb);
     let end_ns = scenario.duration.as_nanos() as u64;
     let expected_calls = scenario.rate * scenario.duration.as_secs_f64();
     let mut progress = Progress::new(expected_calls, scenario.duration.as_secs(), "virtual s");
     let mut collector = Collector::default();
     let calls = Arrivals::new(&scenario, ChaCha8Rng::seed_from_u64(args.seed));
-    engine::run(&cb, &clock, calls, end_ns, |call, admitted| {
+    engine::run(&cb, &mut log, &clock, calls, end_ns, |call, admitted| {
         collector.add(call, admitted);
         progress.set(call.at_ns / 1_000_000_000);
     });
     progress.finish();
     let stats = collector.finish(end_ns);
     let wall = started.elapsed();
-    let transitions = transitions.lock().map(|t| t.clone()).unwrap_or_default();
+    let transitions = log.transitions();
     let timeline = Timeline {
         initial: config.initial_state(),
         transitions,

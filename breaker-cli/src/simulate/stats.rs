@@ -83,6 +83,16 @@ impl Acc {
         self.without.push(call.latency_ns);
     }
 
+    /// Empties the set, keeping its buffers.
+    fn clear(&mut self) {
+        self.calls = 0;
+        self.reached = 0;
+        self.errors_with = 0;
+        self.errors_without = 0;
+        self.with.clear();
+        self.without.clear();
+    }
+
     fn figures(&mut self) -> Figures {
         Figures {
             calls: self.calls,
@@ -147,7 +157,7 @@ impl Collector {
     fn close_second(&mut self) {
         let f = self.current.figures();
         self.seconds.push(f);
-        self.current = Acc::default();
+        self.current.clear();
         self.second += 1;
     }
 
