@@ -78,6 +78,7 @@ mod metrics;
 mod names;
 mod permit;
 mod registry;
+mod sleep;
 mod state;
 #[cfg(feature = "tokio")]
 mod timer;
@@ -100,4 +101,5 @@ pub use java::{java_double, java_float};
 pub use metrics::Metrics;
 pub use permit::Permit;
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
+pub use sleep::Sleep;
 pub use state::{State, UnknownState};
