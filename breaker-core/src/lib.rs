@@ -77,6 +77,7 @@ mod machine;
 mod metrics;
 mod names;
 mod permit;
+mod publisher;
 mod registry;
 mod sleep;
 mod state;
@@ -100,6 +101,7 @@ pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_F
 pub use java::{java_double, java_float};
 pub use metrics::Metrics;
 pub use permit::Permit;
+pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
 pub use sleep::Sleep;
 pub use state::{State, UnknownState};
