@@ -18,6 +18,9 @@
 //! # }
 //! ```
 //!
+//! Beside the circuit breaker, [`retry`] (Resilience4j's Retry) and [`timelimiter`]
+//! (TimeLimiter), each with its config builder, events, metrics and registry.
+//!
 //! # What is exact
 //!
 //! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the

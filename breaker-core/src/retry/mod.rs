@@ -31,9 +31,9 @@
 //!   `RETRY(n, wait)` is published, the call waits `interval(n)` and tries again;
 //! - **a result `retryOnResult` accepts** counts a failed attempt the same way; when the
 //!   attempts run out the call ends with `ERROR(n)` (last throwable: the last retried error,
-//!   or Resilience4j's `MaxRetriesExceeded` marker), `numberOfFailedCallsWithRetryAttempt`
-//!   + 1, and returns that last result, or [`MaxRetriesExceeded`] with
-//!   `failAfterMaxAttempts`;
+//!   or Resilience4j's `MaxRetriesExceeded` marker), adds 1 to
+//!   `numberOfFailedCallsWithRetryAttempt`, and returns that last result, or
+//!   [`MaxRetriesExceeded`] with `failAfterMaxAttempts`;
 //! - **any other result** ends the call: `numberOfSuccessfulCallsWithoutRetryAttempt` + 1
 //!   at the first attempt (no event), else `SUCCESS(n)` and
 //!   `numberOfSuccessfulCallsWithRetryAttempt` + 1.

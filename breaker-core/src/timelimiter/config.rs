@@ -58,7 +58,7 @@ impl TimeLimiterConfig {
     }
 
     /// `cancelRunningFuture`: whether a timed-out future is dropped (true) or, through
-    /// [`TimeLimiter::call_detached`](crate::timelimiter::TimeLimiter::call_detached), left
+    /// `TimeLimiter::call_detached` (feature `tokio`), left
     /// running to completion on the runtime (false). See the
     /// [module docs](crate::timelimiter#cancelrunningfuture).
     pub fn cancel_running_future(&self) -> bool {

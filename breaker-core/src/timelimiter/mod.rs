@@ -38,7 +38,7 @@
 //!   `cancelRunningFuture: true`, and it is what `call` does whatever the flag says: a
 //!   future borrowed from the caller cannot outlive the call. This is a deliberate
 //!   difference from Spring's aspect, where the work keeps running after the timeout.
-//! - [`TimeLimiter::call_detached`] (feature `tokio`) takes a `Send + 'static` future and,
+//! - `TimeLimiter::call_detached` (feature `tokio`) takes a `Send + 'static` future and,
 //!   with `cancelRunningFuture: false`, leaves it **running detached** on the tokio runtime
 //!   to completion, its result discarded (Resilience4j's `CompletionStage` behaviour); with
 //!   `true` it drops it like `call`.
