@@ -223,6 +223,13 @@ impl EventSink {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SubscriptionId(u64);
 
+impl SubscriptionId {
+    /// The next id from `counter`.
+    pub(crate) fn next(counter: &AtomicU64) -> Self {
+        SubscriptionId(counter.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 type Callback = Arc<dyn Fn(&CircuitBreakerEvent) + Send + Sync>;
 
 /// The subscribers of one breaker. Delivery is synchronous, on the thread that caused the
