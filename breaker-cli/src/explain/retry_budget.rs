@@ -19,8 +19,8 @@ use std::time::Duration;
 /// How the wait between attempts grows (Resilience4j's `IntervalFunction` as Spring builds
 /// it from `enableExponentialBackoff` / `enableRandomizedWait`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-// Built by `retry_config::retry_plan` once breaker-config loads retries (WIRING PENDING);
-// until then only the tests build them.
+// WIRING PENDING: built by `retry_config::plan_from_core`, itself unused until
+// breaker-config loads retries.
 #[allow(dead_code)]
 pub enum Backoff {
     /// `waitDuration` every time.
