@@ -61,7 +61,9 @@ pub struct ExplainArgs {
     /// worst case.
     #[arg(long, value_name = "TIME", value_parser = units::duration)]
     budget: Option<Duration>,
-    /// Print one JSON object instead of the text report.
+    /// Print one JSON object instead of the text report: per instance failures_to_open,
+    /// failures_to_open_fresh, detection_s and false_trips_per_day [{error_rate,
+    /// calls_per_s, binomial, simulated, ...}].
     #[arg(long)]
     json: bool,
 }

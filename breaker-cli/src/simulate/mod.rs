@@ -37,7 +37,7 @@ Clients call one dependency at a steady average rate (Poisson arrivals). The dep
 after a random latency; during an outage it answers with an error after the outage latency. \
 Every call goes through the real circuit breaker (the same state machine your service runs), \
 configured from your files as `breaker check` shows it, on a virtual clock: a minute of traffic \
-takes milliseconds, a day well under a second. The same calls are then counted without the breaker.\n\n\
+takes milliseconds, a day of traffic at 20 calls/s under half a second of CPU. The same calls are then counted without the breaker.\n\n\
 Prints the state transitions with their times, a summary of the outage with and without the \
 breaker (calls, how many reached the dependency, mean and p99 latency, time to OPEN after the \
 outage began and to CLOSED after it ended) and a per-second table. A call the breaker rejects \
@@ -82,7 +82,10 @@ pub struct SimulateArgs {
     /// Also draw the run as an SVG picture (state, latency, calls reaching the dependency).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
-    /// Print one JSON object instead of the text report.
+    /// Print one JSON object instead of the text report: outage_calls, reached_with_breaker,
+    /// reached_without_breaker, mean_latency_ms_with/without, p99_latency_ms_with/without,
+    /// open_after_outage_s, closed_after_recovery_s (null when it did not happen),
+    /// transitions [{t_s, from, to}], seconds [...] and more.
     #[arg(long)]
     json: bool,
 }
