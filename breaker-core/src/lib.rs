@@ -64,6 +64,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bulkhead;
 mod breaker;
 mod call;
 mod classify;
@@ -75,12 +76,15 @@ mod interval;
 mod java;
 mod machine;
 mod metrics;
+mod named;
 mod names;
 mod permit;
 mod publisher;
+pub mod ratelimiter;
 mod registry;
 mod sleep;
 mod state;
+mod sync;
 #[cfg(feature = "tokio")]
 mod timer;
 mod window;

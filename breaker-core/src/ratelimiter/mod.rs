@@ -1,0 +1,1 @@
+//! Rate limiter (in progress).
