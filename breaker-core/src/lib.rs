@@ -64,8 +64,8 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod bulkhead;
 mod breaker;
+pub mod bulkhead;
 mod call;
 mod classify;
 mod clock;

@@ -97,7 +97,10 @@ impl fmt::Debug for BulkheadConfig {
                 "writable_stack_trace_enabled",
                 &self.writable_stack_trace_enabled,
             )
-            .field("fair_call_handling_enabled", &self.fair_call_handling_enabled)
+            .field(
+                "fair_call_handling_enabled",
+                &self.fair_call_handling_enabled,
+            )
             .field("exact_resilience4j", &self.exact_resilience4j)
             .finish_non_exhaustive()
     }
@@ -218,7 +221,10 @@ mod tests {
             .max_concurrent_calls(-1)
             .build()
             .unwrap_err();
-        assert_eq!(e.to_string(), "maxConcurrentCalls must be an integer value >= 0");
+        assert_eq!(
+            e.to_string(),
+            "maxConcurrentCalls must be an integer value >= 0"
+        );
         assert_eq!(e.setting(), "maxConcurrentCalls");
         let e = BulkheadConfig::builder()
             .max_wait_duration(SignedDuration::from_millis(-1))

@@ -231,7 +231,9 @@ impl ThreadPoolBulkheadConfigBuilder {
             core_thread_pool_size: self.core_thread_pool_size as u32,
             queue_capacity: self.queue_capacity as u32,
             keep_alive_duration: Duration::from_millis(
-                self.keep_alive_duration.as_millis_floor().clamp(0, u64::MAX as i128) as u64,
+                self.keep_alive_duration
+                    .as_millis_floor()
+                    .clamp(0, u64::MAX as i128) as u64,
             ),
             writable_stack_trace_enabled: self.writable_stack_trace_enabled,
             clock: self.clock,
@@ -274,6 +276,10 @@ mod tests {
             .unwrap();
         let derived = base.to_builder().queue_capacity(7).build().unwrap();
         assert_eq!(derived.queue_capacity(), 7);
-        assert_eq!(base.queue_capacity(), 100, "the base is not mutated (Java's is)");
+        assert_eq!(
+            base.queue_capacity(),
+            100,
+            "the base is not mutated (Java's is)"
+        );
     }
 }

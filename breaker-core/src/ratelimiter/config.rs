@@ -216,11 +216,7 @@ impl RateLimiterConfigBuilder {
     /// large`, `LimitRefreshPeriod is too short` (below 1 ns); `LimitForPeriod should be
     /// greater than 0`.
     pub fn build(self) -> Result<RateLimiterConfig, ConfigError> {
-        let timeout = nanos_of(
-            "timeoutDuration",
-            "TimeoutDuration",
-            self.timeout_duration,
-        )?;
+        let timeout = nanos_of("timeoutDuration", "TimeoutDuration", self.timeout_duration)?;
         if timeout < 0 {
             return Err(ConfigError::new(
                 "timeoutDuration",

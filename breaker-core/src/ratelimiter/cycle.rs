@@ -137,7 +137,11 @@ pub(crate) fn give_back(s: CycleState, p: &Params, now: i64, permits: i64) -> Cy
     let (cycle, available) = refreshed(s, p, now);
     CycleState {
         cycle,
-        permissions: clamp_i32(available.saturating_add(permits).min(p.limit.max(available))),
+        permissions: clamp_i32(
+            available
+                .saturating_add(permits)
+                .min(p.limit.max(available)),
+        ),
         version: s.version,
     }
 }

@@ -20,7 +20,11 @@ impl RequestNotPermitted {
 
 impl fmt::Display for RequestNotPermitted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RateLimiter '{}' does not permit further calls", self.name)
+        write!(
+            f,
+            "RateLimiter '{}' does not permit further calls",
+            self.name
+        )
     }
 }
 

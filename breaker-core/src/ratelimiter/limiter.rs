@@ -142,7 +142,10 @@ impl RateLimiter {
     /// Nanoseconds since creation, by the limiter's clock.
     #[inline]
     fn now(&self) -> i64 {
-        self.inner.clock.now_nanos().saturating_sub(self.inner.start) as i64
+        self.inner
+            .clock
+            .now_nanos()
+            .saturating_sub(self.inner.start) as i64
     }
 
     /// One atomic step: `f` computes the next state from the current one at the current
@@ -339,8 +342,15 @@ impl RateLimiter {
     ///
     /// # Errors
     /// The builder's [`ConfigError`]; nothing changes.
-    pub fn change_timeout_duration(&self, timeout: impl NullableDuration) -> Result<(), ConfigError> {
-        let config = self.config().to_builder().timeout_duration(timeout).build()?;
+    pub fn change_timeout_duration(
+        &self,
+        timeout: impl NullableDuration,
+    ) -> Result<(), ConfigError> {
+        let config = self
+            .config()
+            .to_builder()
+            .timeout_duration(timeout)
+            .build()?;
         self.change_config(config);
         Ok(())
     }
