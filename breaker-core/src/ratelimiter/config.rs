@@ -194,8 +194,7 @@ impl RateLimiterConfigBuilder {
     }
     /// Exact Resilience4j mode (default false): reproduce the defects this crate fixes (a
     /// refused call waits out its timeout; `drainPermissions` uses stale permissions and
-    /// reports `min(permissions, 0)`; a cancelled waiter keeps its reservation). See the
-    /// module docs.
+    /// reports `min(permissions, 0)`). See the module docs.
     pub fn exact_resilience4j(mut self, exact: bool) -> Self {
         self.exact_resilience4j = exact;
         self

@@ -131,21 +131,6 @@ pub(crate) fn drain_fixed(s: CycleState, p: &Params, now: i64) -> (CycleState, i
     )
 }
 
-/// Hands `permits` reserved by a caller that gave up before its wait ended back to the
-/// cycle of `now` (capped at `limitForPeriod`).
-pub(crate) fn give_back(s: CycleState, p: &Params, now: i64, permits: i64) -> CycleState {
-    let (cycle, available) = refreshed(s, p, now);
-    CycleState {
-        cycle,
-        permissions: clamp_i32(
-            available
-                .saturating_add(permits)
-                .min(p.limit.max(available)),
-        ),
-        version: s.version,
-    }
-}
-
 /// The lock-free cell holding the packed [`CycleState`].
 #[cfg(not(loom))]
 pub(crate) struct Cell(portable_atomic::AtomicU128);

@@ -207,9 +207,10 @@ impl RateLimiter {
     /// wait is at most `timeoutDuration`, and waiting for them. Publishes
     /// `SUCCESSFUL_ACQUIRE` or `FAILED_ACQUIRE` when it resolves.
     ///
-    /// Dropping the future while it waits publishes `FAILED_ACQUIRE` and hands the reserved
-    /// permits back (in exact Resilience4j mode they stay consumed, as for an interrupted
-    /// thread in Java).
+    /// Dropping the future while it waits publishes `FAILED_ACQUIRE`; the permits it
+    /// reserved stay consumed, as for an interrupted thread in Resilience4j. (They are a
+    /// time slot: handing them back would let the next caller take a slot of a cycle that
+    /// later waiters already hold, admitting more than `limitForPeriod` in that cycle.)
     ///
     /// # Errors
     /// The future resolves to [`RequestNotPermitted`] when the wait would exceed the
@@ -465,16 +466,6 @@ impl RateLimiter {
             });
         }
     }
-
-    fn give_back(&self, permits: u32, deadline: i64) {
-        self.update(|s, p, now| {
-            if now >= deadline {
-                (s, ())
-            } else {
-                (cycle::give_back(s, p, now, i64::from(permits)), ())
-            }
-        });
-    }
 }
 
 impl fmt::Debug for RateLimiter {
@@ -499,12 +490,9 @@ enum AcquireState {
     /// Counted in `numberOfWaitingThreads` until it resolves.
     Waiting {
         sleep: Sleep,
-        /// Permits were reserved: granted at the deadline. Otherwise (exact mode) refused
-        /// then.
+        /// Permits were reserved: granted at the end of the wait. Otherwise (exact mode)
+        /// refused then.
         granted: bool,
-        exact: bool,
-        /// The end of the wait, in ns since the limiter's creation.
-        deadline: i64,
     },
     Done,
 }
@@ -538,8 +526,6 @@ impl Future for AcquirePermission<'_> {
                         .clock
                         .sleep_until(limiter.inner.start.saturating_add(deadline as u64)),
                     granted: reserved,
-                    exact,
-                    deadline,
                 };
                 Pin::new(this).poll(cx)
             }
@@ -559,18 +545,9 @@ impl Future for AcquirePermission<'_> {
 
 impl Drop for AcquirePermission<'_> {
     fn drop(&mut self) {
-        if let AcquireState::Waiting {
-            granted,
-            exact,
-            deadline,
-            ..
-        } = self.state
-        {
+        if let AcquireState::Waiting { .. } = self.state {
             let limiter = self.limiter;
             limiter.inner.waiting.fetch_sub(1, Ordering::Relaxed);
-            if granted && !exact {
-                limiter.give_back(self.permits, deadline);
-            }
             limiter.publish(RateLimiterEventType::FailedAcquire, i64::from(self.permits));
         }
     }

@@ -17,6 +17,12 @@
 //! does not permit further calls`). Changing `limitForPeriod` keeps the permissions of the
 //! current cycle; the new limit applies from the next refresh.
 //!
+//! A caller that stops waiting for a reserved permit (its future is dropped: a timeout, a
+//! `select!`) publishes `FAILED_ACQUIRE`, and its permits stay consumed, as an interrupted
+//! thread's do in Resilience4j: a reservation is a slot in a future cycle, and handing it
+//! back from the middle of the queue would let the next caller share a cycle with the
+//! waiters behind it.
+//!
 //! # Where this differs from Resilience4j
 //!
 //! - **A refused call fails at once.** Resilience4j decides the refusal up front (nothing is
@@ -32,14 +38,11 @@
 //!   the permissions left in the current cycle to 0 and keeps reservations.
 //! - **`DRAINED` reports the permissions drained.** Resilience4j reports `min(stored, 0)`: 0
 //!   whenever something was drained.
-//! - **A waiter that is dropped hands its reservation back** (and publishes
-//!   `FAILED_ACQUIRE`); in Resilience4j an interrupted waiter's reserved permits stay
-//!   consumed.
 //! - A refused call's wait, the reservation wait and all cycle arithmetic use the limiter's
 //!   clock at nanosecond precision; the default [`SystemClock`](crate::SystemClock) is read
 //!   precisely here (not its cached millisecond reading).
 //!
-//! `RateLimiterConfig::builder().exact_resilience4j(true)` restores all four behaviours. The
+//! `RateLimiterConfig::builder().exact_resilience4j(true)` restores all three behaviours. The
 //! conformance runner replays the vectors that record them (a refused acquire that waited,
 //! a `DRAINED` event) in that mode.
 
