@@ -18,6 +18,10 @@
 //! # }
 //! ```
 //!
+//! Beside the circuit breaker: [`bulkhead`] (Resilience4j's semaphore `Bulkhead` and its
+//! `ThreadPoolBulkhead`) and [`ratelimiter`] (its `AtomicRateLimiter`), each with its config,
+//! events, metrics, rejection error and registry.
+//!
 //! # What is exact
 //!
 //! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the

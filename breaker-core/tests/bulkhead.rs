@@ -15,8 +15,17 @@ use breaker_core::bulkhead::{
 };
 use breaker_core::{ManualClock, RegistryError};
 
+/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
+fn noop_waker() -> Waker {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: std::sync::Arc<Self>) {}
+    }
+    Waker::from(std::sync::Arc::new(Noop))
+}
+
 fn poll<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
+    f.poll(&mut Context::from_waker(&noop_waker()))
 }
 
 fn config(max: i64, wait_ms: u64, clock: &ManualClock) -> BulkheadConfig {
@@ -53,7 +62,12 @@ fn a_waiting_call_gets_the_next_free_permit_within_max_wait_duration() {
     drop(p);
     assert_eq!(
         *events.lock().unwrap(),
-        ["CALL_PERMITTED", "CALL_FINISHED", "CALL_PERMITTED", "CALL_FINISHED"]
+        [
+            "CALL_PERMITTED",
+            "CALL_FINISHED",
+            "CALL_PERMITTED",
+            "CALL_FINISHED"
+        ]
     );
 }
 
@@ -93,7 +107,10 @@ fn waiters_are_served_in_arrival_order_and_a_dropped_one_is_skipped() {
     assert!(b.try_acquire_permission().is_err());
     drop(second);
     held.on_complete();
-    assert!(poll(third.as_mut()).is_pending(), "third arrived after first");
+    assert!(
+        poll(third.as_mut()).is_pending(),
+        "third arrived after first"
+    );
     let Poll::Ready(Ok(p1)) = poll(first.as_mut()) else {
         panic!("first is served first")
     };
@@ -144,11 +161,16 @@ async fn every_admitted_call_returns_its_permit_on_success_error_panic_and_cance
     );
     let events = recorded(&b);
     assert_eq!(b.call(async { Ok::<_, ()>(1) }).await, Ok(1));
-    assert_eq!(b.call(async { Err::<(), _>("boom") }).await, Err(BulkheadError::Inner("boom")));
+    assert_eq!(
+        b.call(async { Err::<(), _>("boom") }).await,
+        Err(BulkheadError::Inner("boom"))
+    );
     let panicked = {
         let b = b.clone();
-        tokio::spawn(async move { b.call(async { panic!("inside") }).await as Result<(), BulkheadError<()>> })
-            .await
+        tokio::spawn(async move {
+            b.call(async { panic!("inside") }).await as Result<(), BulkheadError<()>>
+        })
+        .await
     };
     assert!(panicked.unwrap_err().is_panic());
     let cancelled = tokio::time::timeout(
@@ -207,7 +229,9 @@ fn a_release_without_an_acquire_changes_nothing_unless_exact() {
 fn change_config_never_blocks_and_a_later_change_replaces_a_waiting_decrease() {
     let clock = ManualClock::at_epoch_millis(0);
     let b = Bulkhead::new("resize", config(3, 0, &clock));
-    let permits: Vec<_> = (0..3).map(|_| b.try_acquire_permission().unwrap()).collect();
+    let permits: Vec<_> = (0..3)
+        .map(|_| b.try_acquire_permission().unwrap())
+        .collect();
     b.change_config(config(1, 0, &clock)); // returns at once; waits for 2 permits
     assert!(b.is_config_change_pending());
     assert_eq!(b.metrics().max_allowed_concurrent_calls, 3);
@@ -234,16 +258,27 @@ async fn the_thread_pool_bulkhead_runs_max_queues_capacity_and_rejects_at_submis
     let sink = events.clone();
     pool.subscribe(move |e| sink.lock().unwrap().push(e.event_type.name().to_string()));
     let (release_first, first_may_end) = tokio::sync::oneshot::channel::<()>();
-    let mut t1 = Box::pin(pool.submit(async move { first_may_end.await.unwrap() }).unwrap());
+    let mut t1 = Box::pin(
+        pool.submit(async move { first_may_end.await.unwrap() })
+            .unwrap(),
+    );
     let mut t2 = Box::pin(pool.submit(async { 2 }).unwrap());
     let full = pool.submit(async { 3 }).map(drop).unwrap_err();
     assert_eq!(full.bulkhead_name(), "tp");
-    assert_eq!(full.to_string(), "Bulkhead 'tp' is full and does not permit further calls");
+    assert_eq!(
+        full.to_string(),
+        "Bulkhead 'tp' is full and does not permit further calls"
+    );
     assert!(poll(t1.as_mut()).is_pending());
     assert!(poll(t2.as_mut()).is_pending());
     let m = pool.metrics();
     assert_eq!(
-        (m.queue_depth, m.remaining_queue_capacity, m.active_thread_count, m.available_thread_count),
+        (
+            m.queue_depth,
+            m.remaining_queue_capacity,
+            m.active_thread_count,
+            m.available_thread_count
+        ),
         (1, 0, 1, 0)
     );
     release_first.send(()).unwrap();
@@ -252,7 +287,13 @@ async fn the_thread_pool_bulkhead_runs_max_queues_capacity_and_rejects_at_submis
     // Resilience4j's verified sequence: a queued task publishes nothing until it starts.
     assert_eq!(
         *events.lock().unwrap(),
-        ["CALL_REJECTED", "CALL_PERMITTED", "CALL_FINISHED", "CALL_PERMITTED", "CALL_FINISHED"]
+        [
+            "CALL_REJECTED",
+            "CALL_PERMITTED",
+            "CALL_FINISHED",
+            "CALL_PERMITTED",
+            "CALL_FINISHED"
+        ]
     );
     assert_eq!(pool.metrics().available_thread_count, 1);
 }
@@ -269,11 +310,17 @@ fn a_thread_pool_submission_dropped_while_queued_leaves_the_queue_silently() {
             .unwrap(),
     );
     let running = pool.submit(async {}).unwrap();
-    assert!(pool.submit(async {}).is_err(), "queueCapacity 0: no waiting");
+    assert!(
+        pool.submit(async {}).is_err(),
+        "queueCapacity 0: no waiting"
+    );
     drop(running); // never polled: its slot is returned without an event
     assert_eq!(pool.metrics().available_thread_count, 1);
     let m = pool.metrics();
-    assert_eq!((m.queue_capacity, m.queue_depth, m.remaining_queue_capacity), (0, 0, 0));
+    assert_eq!(
+        (m.queue_capacity, m.queue_depth, m.remaining_queue_capacity),
+        (0, 0, 0)
+    );
 }
 
 #[test]
@@ -295,7 +342,10 @@ fn registries_create_share_and_reconfigure_bulkheads() {
     });
     let a = registry.bulkhead("a");
     assert_eq!(a.metrics().max_allowed_concurrent_calls, 25);
-    let small = BulkheadConfig::builder().max_concurrent_calls(2).build().unwrap();
+    let small = BulkheadConfig::builder()
+        .max_concurrent_calls(2)
+        .build()
+        .unwrap();
     registry.add_configuration("small", small.clone()).unwrap();
     assert_eq!(
         registry.add_configuration("default", small.clone()),
@@ -319,7 +369,11 @@ fn registries_create_share_and_reconfigure_bulkheads() {
     let b2 = registry.bulkhead("b");
     drop(b2.try_acquire_permission().unwrap());
     let buffered = registry.recent_events("b").unwrap();
-    assert_eq!(buffered.len(), 2, "the buffer was attached with the default size");
+    assert_eq!(
+        buffered.len(),
+        2,
+        "the buffer was attached with the default size"
+    );
 
     let pools = ThreadPoolBulkheadRegistry::with_default_config(
         ThreadPoolBulkheadConfig::builder()

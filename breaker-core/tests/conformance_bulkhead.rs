@@ -21,6 +21,15 @@ use breaker_core::bulkhead::{Bulkhead, BulkheadConfig, BulkheadConfigBuilder, Bu
 use breaker_core::{ManualClock, SignedDuration};
 use serde_json::{json, Value};
 
+/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
+fn noop_waker() -> Waker {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: std::sync::Arc<Self>) {}
+    }
+    Waker::from(std::sync::Arc::new(Noop))
+}
+
 fn module_dir(module: &str) -> PathBuf {
     match std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR") {
         Some(d) => PathBuf::from(d).join(module),
@@ -107,7 +116,7 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
             "acquireOrThrow" => {
                 // maxWaitDuration is 0 in these vectors: the future resolves on its first poll.
                 let fut = pin!(bulkhead.acquire_permission());
-                let Poll::Ready(r) = fut.poll(&mut Context::from_waker(Waker::noop())) else {
+                let Poll::Ready(r) = fut.poll(&mut Context::from_waker(&noop_waker())) else {
                     return Err(format!("step {index}: acquire_permission waited"));
                 };
                 permitted = Some(r.is_ok());

@@ -24,6 +24,15 @@ use breaker_core::ratelimiter::{
 use breaker_core::{ManualClock, SignedDuration};
 use serde_json::{json, Value};
 
+/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
+fn noop_waker() -> Waker {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: std::sync::Arc<Self>) {}
+    }
+    Waker::from(std::sync::Arc::new(Noop))
+}
+
 const ORIGIN_NS: u64 = 1_700_000_000_000_000_000;
 
 fn module_dir(module: &str) -> PathBuf {
@@ -140,7 +149,7 @@ struct Blocked<'a> {
 }
 
 fn poll_once<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
+    f.poll(&mut Context::from_waker(&noop_waker()))
 }
 
 fn event_json(e: &RateLimiterEvent, call: Option<u64>) -> Value {
@@ -183,7 +192,7 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
         blocked.sort_by_key(|b| (b.returns_at, b.call));
         while blocked.first().is_some_and(|b| b.returns_at <= t_ns) {
             let mut b = blocked.remove(0);
-            if b.returns_at - 1 >= now {
+            if b.returns_at > now {
                 now = b.returns_at - 1;
                 clock.set_epoch_nanos(now);
                 if poll_once(b.future.as_mut()).is_ready() {

@@ -16,7 +16,9 @@ use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use breaker_core::bulkhead::{Bulkhead, BulkheadConfig, ThreadPoolBulkhead, ThreadPoolBulkheadConfig};
+use breaker_core::bulkhead::{
+    Bulkhead, BulkheadConfig, ThreadPoolBulkhead, ThreadPoolBulkheadConfig,
+};
 use breaker_core::ratelimiter::{RateLimiter, RateLimiterConfig, RateLimiterError};
 use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, ManualClock, State};
 
@@ -252,7 +254,10 @@ fn bulkhead_calls_and_rejections_allocate_nothing() {
             drop(poll_once(b.acquire_permission()).expect("free"));
             let r = poll_once(b.call(std::future::ready(Ok::<u64, u32>(i))));
             assert_eq!(r, Ok(i));
-            assert_eq!(b.call_sync(|| Err::<u64, u32>(7)).unwrap_err().into_inner(), Some(7));
+            assert_eq!(
+                b.call_sync(|| Err::<u64, u32>(7)).unwrap_err().into_inner(),
+                Some(7)
+            );
             let held = b.try_acquire_permission().expect("free");
             assert!(b.try_acquire_permission().is_err());
             assert!(b.call_sync(|| Ok::<u64, u32>(1)).unwrap_err().is_full());
@@ -277,7 +282,10 @@ fn thread_pool_bulkhead_submissions_allocate_nothing() {
     );
     let run = |pool: &ThreadPoolBulkhead| {
         for i in 0..CALLS {
-            assert_eq!(poll_once(pool.submit(std::future::ready(i)).expect("free")), i);
+            assert_eq!(
+                poll_once(pool.submit(std::future::ready(i)).expect("free")),
+                i
+            );
             let running = pool.submit(std::future::ready(0)).expect("free");
             assert!(pool.submit(std::future::ready(1)).is_err(), "full");
             drop(running);

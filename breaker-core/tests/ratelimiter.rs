@@ -14,8 +14,17 @@ use breaker_core::ratelimiter::{
 };
 use breaker_core::ManualClock;
 
+/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
+fn noop_waker() -> Waker {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: std::sync::Arc<Self>) {}
+    }
+    Waker::from(std::sync::Arc::new(Noop))
+}
+
 fn poll<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(Waker::noop()))
+    f.poll(&mut Context::from_waker(&noop_waker()))
 }
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -37,7 +46,11 @@ fn limiter(limit: i64, timeout: Duration, exact: bool, clock: &ManualClock) -> R
 fn events(l: &RateLimiter) -> Arc<Mutex<Vec<(RateLimiterEventType, i64)>>> {
     let seen: Arc<Mutex<Vec<_>>> = Arc::default();
     let sink = seen.clone();
-    l.subscribe(move |e| sink.lock().unwrap().push((e.event_type, e.number_of_permits)));
+    l.subscribe(move |e| {
+        sink.lock()
+            .unwrap()
+            .push((e.event_type, e.number_of_permits))
+    });
     seen
 }
 
@@ -51,7 +64,11 @@ fn a_reserved_permit_is_waited_for_on_the_limiter_clock() {
     assert!(poll(waiter.as_mut()).is_pending());
     assert_eq!(l.metrics().number_of_waiting_threads, 1);
     assert_eq!(l.metrics().available_permissions, -1);
-    assert_eq!(clock.next_sleep_deadline(), Some(2_000_000_000), "the next cycle starts at 1 s");
+    assert_eq!(
+        clock.next_sleep_deadline(),
+        Some(2_000_000_000),
+        "the next cycle starts at 1 s"
+    );
     clock.advance(Duration::from_millis(899));
     assert!(poll(waiter.as_mut()).is_pending());
     clock.advance(Duration::from_millis(1));
@@ -80,7 +97,10 @@ fn a_refused_call_fails_at_once_unless_exact() {
         let Poll::Ready(Err(e)) = poll(refused.as_mut()) else {
             panic!("refused (exact: {exact})")
         };
-        assert_eq!(e.to_string(), "RateLimiter 'backendA' does not permit further calls");
+        assert_eq!(
+            e.to_string(),
+            "RateLimiter 'backendA' does not permit further calls"
+        );
         assert_eq!(l.metrics().available_permissions, 0, "nothing reserved");
         assert_eq!(
             seen.lock().unwrap().last(),
@@ -101,7 +121,11 @@ fn drain_after_a_cycle_rollover_empties_the_cycle_unless_exact() {
         l.try_acquire_permission(7).unwrap();
         clock.advance(Duration::from_millis(1_500));
         l.drain_permissions();
-        assert_eq!(l.metrics().available_permissions, remaining, "exact: {exact}");
+        assert_eq!(
+            l.metrics().available_permissions,
+            remaining,
+            "exact: {exact}"
+        );
         assert_eq!(
             seen.lock().unwrap().last(),
             Some(&(RateLimiterEventType::Drained, reported))
@@ -172,7 +196,12 @@ async fn call_takes_a_permit_and_drains_on_the_results_the_predicate_names() {
             .build()
             .unwrap(),
     );
-    assert_eq!(l.call(async { Ok::<_, std::io::Error>("OK") }).await.unwrap(), "OK");
+    assert_eq!(
+        l.call(async { Ok::<_, std::io::Error>("OK") })
+            .await
+            .unwrap(),
+        "OK"
+    );
     assert_eq!(l.metrics().available_permissions, 4);
     let _ = l.call(async { Ok::<_, std::io::Error>("THROTTLED") }).await;
     assert_eq!(l.metrics().available_permissions, 0, "drained");
@@ -183,9 +212,16 @@ async fn call_takes_a_permit_and_drains_on_the_results_the_predicate_names() {
         .call(async { Err::<(), _>(std::io::Error::other("down")) })
         .await;
     assert!(matches!(r, Err(RateLimiterError::Inner(_))));
-    assert_eq!(l.metrics().available_permissions, 0, "an IOException drains too");
+    assert_eq!(
+        l.metrics().available_permissions,
+        0,
+        "an IOException drains too"
+    );
     clock.advance(SECOND);
-    assert_eq!(l.call_with_permits(3, async { Ok::<_, ()>(1) }).await, Ok(1));
+    assert_eq!(
+        l.call_with_permits(3, async { Ok::<_, ()>(1) }).await,
+        Ok(1)
+    );
     assert_eq!(l.metrics().available_permissions, 2);
 }
 
@@ -195,7 +231,11 @@ fn limit_and_timeout_changes_apply_as_in_resilience4j() {
     let l = limiter(2, Duration::ZERO, false, &clock);
     l.try_acquire_permission(1).unwrap();
     l.change_limit_for_period(5).unwrap();
-    assert_eq!(l.metrics().available_permissions, 1, "kept until the next cycle");
+    assert_eq!(
+        l.metrics().available_permissions,
+        1,
+        "kept until the next cycle"
+    );
     clock.advance(SECOND);
     assert_eq!(l.metrics().available_permissions, 5);
     assert_eq!(
@@ -222,7 +262,11 @@ fn a_new_refresh_period_counts_cycles_of_the_new_length() {
             .unwrap(),
     );
     let m = l.metrics();
-    assert_eq!((m.cycle, m.available_permissions), (25, 0), "cycle 25 of 100 ms keeps its 0");
+    assert_eq!(
+        (m.cycle, m.available_permissions),
+        (25, 0),
+        "cycle 25 of 100 ms keeps its 0"
+    );
     assert_eq!(m.nanos_to_wait, 100_000_000);
     clock.advance(Duration::from_millis(100));
     assert_eq!(l.metrics().available_permissions, 1);
@@ -234,7 +278,10 @@ fn the_registry_hands_out_one_limiter_per_name_and_changes_it_in_place() {
     let a = registry.rate_limiter("a");
     assert_eq!(a.config().limit_for_period(), 50);
     assert!(a.ptr_eq(&registry.rate_limiter("a")));
-    let strict = RateLimiterConfig::builder().limit_for_period(1).build().unwrap();
+    let strict = RateLimiterConfig::builder()
+        .limit_for_period(1)
+        .build()
+        .unwrap();
     registry.configure_instance("a", strict);
     assert_eq!(a.config().limit_for_period(), 1);
     assert!(registry.find("b").is_none());

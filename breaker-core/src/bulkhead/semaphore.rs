@@ -452,9 +452,18 @@ mod tests {
         Semaphore::new(permits, fair, true, StdArc::new(permits))
     }
 
+    /// A waker that does nothing (`Waker::noop` is newer than the MSRV).
+    fn noop_waker() -> Waker {
+        struct Noop;
+        impl std::task::Wake for Noop {
+            fn wake(self: std::sync::Arc<Self>) {}
+        }
+        Waker::from(std::sync::Arc::new(Noop))
+    }
+
     fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
-        let mut cx = Context::from_waker(Waker::noop());
-        Pin::new(f).poll(&mut cx)
+        let waker = noop_waker();
+        Pin::new(f).poll(&mut Context::from_waker(&waker))
     }
 
     #[test]
