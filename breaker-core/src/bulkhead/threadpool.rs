@@ -40,7 +40,7 @@ use crate::publisher::{EventPublisher, RecentEvents};
 /// let pool = ThreadPoolBulkhead::new("tp", config);
 /// let first = pool.submit(async { 1 })?; // runs
 /// let second = pool.submit(async { 2 })?; // queued
-/// let third = pool.submit(async { 3 }).unwrap_err();
+/// let third = pool.submit(async { 3 }).map(drop).unwrap_err();
 /// assert_eq!(third.to_string(), "Bulkhead 'tp' is full and does not permit further calls");
 /// assert_eq!(pool.metrics().queue_depth, 1);
 /// assert_eq!(first.await + second.await, 3);
