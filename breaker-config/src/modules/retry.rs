@@ -1,0 +1,619 @@
+//! `resilience4j.retry`: the settings Spring binds (`CommonRetryConfigurationProperties`,
+//! retry spec §4.2), their setter checks, and how a block builds on its base (§4.3): the wait
+//! is an interval function installed only by a block that sets `waitDuration`, shaped by the
+//! backoff flags as they stand after the copy from the base.
+
+use serde_json::{json, Value};
+
+use crate::bind::{Block, Bound};
+use crate::error::ConfigError;
+use crate::keys::Kind;
+use crate::model::{Base, Setting, ValueSource};
+use crate::schema::Schema;
+use crate::validate::{Val, COUNT_ALLOWED};
+use crate::yaml::java_double;
+
+use super::common::{
+    at_least_one, buffer_size, build_error, merged_bool, negative, object, set, source, to_millis,
+};
+use super::family::{Merged, Module};
+
+/// A bindable `resilience4j.retry` property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum RetryKey {
+    MaxAttempts,
+    WaitDuration,
+    IntervalBiFunction,
+    RetryExceptionPredicate,
+    ResultPredicate,
+    ConsumeResultBeforeRetryAttempt,
+    RetryExceptions,
+    IgnoreExceptions,
+    EventConsumerBufferSize,
+    EnableExponentialBackoff,
+    ExponentialBackoffMultiplier,
+    ExponentialMaxWaitDuration,
+    EnableRandomizedWait,
+    RandomizedWaitFactor,
+    FailAfterMaxAttempts,
+    BaseConfig,
+}
+
+use RetryKey as K;
+
+/// The retry's wait between attempts: the interval function in force (Resilience4j's
+/// `IntervalFunction` factories, all in whole milliseconds as `Duration.toMillis()` gives).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RetryInterval {
+    /// `waitDuration` alone: the same wait before every retry.
+    Constant {
+        /// The wait, ms.
+        wait_millis: u64,
+    },
+    /// `enableExponentialBackoff`: `initial × multiplier^(attempt-1)`, truncated per step,
+    /// capped by `max_wait_millis` when set.
+    Exponential {
+        /// The first wait, ms.
+        initial_millis: u64,
+        /// Factor per attempt (`exponentialBackoffMultiplier`, default 1.5).
+        multiplier: f64,
+        /// `exponentialMaxWaitDuration`, ms; honoured only with a multiplier.
+        max_wait_millis: Option<u64>,
+    },
+    /// `enableRandomizedWait`: `wait ± factor × wait`, uniformly.
+    Randomized {
+        /// The middle wait, ms.
+        interval_millis: u64,
+        /// `randomizedWaitFactor` in [0, 1) (default 0.5).
+        factor: f64,
+    },
+    /// Both flags: exponential, then randomized, then capped.
+    ExponentialRandom {
+        /// The first middle wait, ms.
+        initial_millis: u64,
+        /// Factor per attempt (default 1.5).
+        multiplier: f64,
+        /// Randomization factor (default 0.5).
+        factor: f64,
+        /// Cap, ms; honoured only with a multiplier and a factor.
+        max_wait_millis: Option<u64>,
+    },
+    /// `intervalBiFunction`: a Java class, which cannot run here.
+    Custom {
+        /// The class name as written.
+        class: String,
+    },
+}
+
+/// The effective configuration of one retry, each setting with its source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedRetry {
+    /// The instance name, or `default` for the default config.
+    pub name: String,
+    /// What it builds on.
+    pub base: Base,
+    /// `maxAttempts`: total calls including the first, >= 1 (default 3).
+    pub max_attempts: Setting<i32>,
+    /// The wait between attempts (default constant 500 ms); its source is the block that set
+    /// `waitDuration` (or `intervalBiFunction`).
+    pub interval: Setting<RetryInterval>,
+    /// `retryExceptionPredicate` class name (cannot run here).
+    pub retry_exception_predicate: Setting<Option<String>>,
+    /// `resultPredicate` class name (cannot run here).
+    pub result_predicate: Setting<Option<String>>,
+    /// `consumeResultBeforeRetryAttempt` class name (cannot run here).
+    pub consume_result_before_retry_attempt: Setting<Option<String>>,
+    /// `retryExceptions` as written; `None` when not configured.
+    pub retry_exceptions: Setting<Option<Vec<String>>>,
+    /// `ignoreExceptions` as written; `None` when not configured.
+    pub ignore_exceptions: Setting<Option<Vec<String>>>,
+    /// `failAfterMaxAttempts` (default false).
+    pub fail_after_max_attempts: Setting<bool>,
+    /// `eventConsumerBufferSize`, >= 1 (default 100).
+    pub event_consumer_buffer_size: Setting<i32>,
+}
+
+/// `resilience4j.retry`.
+pub(crate) struct Retry;
+
+impl Schema for Retry {
+    type Id = RetryKey;
+    const SECTION: &'static str = "retry";
+    const PREFIX: &'static str = "resilience4j.retry";
+    const NOUN: &'static str = "retry";
+    const INSTANCE_MAPS: &'static [&'static str] = &["instances", "backends"];
+    const TOP_LEVEL: &'static [&'static str] = &[
+        "configs",
+        "instances",
+        "backends",
+        "retryAspectOrder",
+        "tags",
+        "metrics",
+    ];
+    const SETTINGS: &'static [(RetryKey, &'static str, Kind)] = &[
+        (K::MaxAttempts, "maxAttempts", Kind::Int),
+        (K::WaitDuration, "waitDuration", Kind::Duration),
+        (K::IntervalBiFunction, "intervalBiFunction", Kind::Text),
+        (
+            K::RetryExceptionPredicate,
+            "retryExceptionPredicate",
+            Kind::Text,
+        ),
+        (K::ResultPredicate, "resultPredicate", Kind::Text),
+        (
+            K::ConsumeResultBeforeRetryAttempt,
+            "consumeResultBeforeRetryAttempt",
+            Kind::Text,
+        ),
+        (K::RetryExceptions, "retryExceptions", Kind::ClassList),
+        (K::IgnoreExceptions, "ignoreExceptions", Kind::ClassList),
+        (
+            K::EventConsumerBufferSize,
+            "eventConsumerBufferSize",
+            Kind::Int,
+        ),
+        (
+            K::EnableExponentialBackoff,
+            "enableExponentialBackoff",
+            Kind::Bool,
+        ),
+        (
+            K::ExponentialBackoffMultiplier,
+            "exponentialBackoffMultiplier",
+            Kind::Double,
+        ),
+        (
+            K::ExponentialMaxWaitDuration,
+            "exponentialMaxWaitDuration",
+            Kind::Duration,
+        ),
+        (K::EnableRandomizedWait, "enableRandomizedWait", Kind::Bool),
+        (
+            K::RandomizedWaitFactor,
+            "randomizedWaitFactor",
+            Kind::Double,
+        ),
+        (K::FailAfterMaxAttempts, "failAfterMaxAttempts", Kind::Bool),
+        (K::BaseConfig, "baseConfig", Kind::Text),
+    ];
+    const LEGACY: &'static [(&'static str, &'static str)] = &[
+        ("tags", "not an instance setting: tags apply to every instance of the section (resilience4j.retry.tags)"),
+        (
+            "maxRetryAttempts",
+            "a Resilience4j 1.x key that binds nothing in 2.x; use maxAttempts",
+        ),
+        (
+            "writableStackTraceEnabled",
+            "not bindable from Spring configuration for a retry (set it in code with a customizer)",
+        ),
+        (
+            "registerHealthIndicator",
+            "not a retry setting (only circuit breakers and rate limiters have health indicators)",
+        ),
+        (
+            "retryOnResultPredicate",
+            "not a Spring key; the result predicate is resultPredicate",
+        ),
+    ];
+    const BASE_CONFIG: RetryKey = K::BaseConfig;
+    const EXAMPLE: &'static str = "maxAttempts: 3";
+
+    fn check(id: RetryKey, v: &Val) -> Result<(), (String, &'static str)> {
+        match (id, v) {
+            (K::MaxAttempts, Val::Int(i)) if *i < 1 => Err((
+                "maxAttempts must be greater than or equal to 1.".into(),
+                COUNT_ALLOWED,
+            )),
+            (K::EventConsumerBufferSize, _) => {
+                at_least_one("eventConsumerBufferSize", v).unwrap_or(Ok(()))
+            }
+            (K::WaitDuration, _) => match negative(v) {
+                Some(d) => Err((
+                    format!("Illegal argument waitDuration: {d} is negative"),
+                    "a duration of at least 0ms",
+                )),
+                None => Ok(()),
+            },
+            (K::ExponentialMaxWaitDuration, _) => match negative(v) {
+                Some(d) => Err((
+                    format!("Illegal argument exponentialMaxWaitDuration: {d} is negative"),
+                    "a duration of at least 1ms",
+                )),
+                None => Ok(()),
+            },
+            (K::ExponentialBackoffMultiplier, Val::Double(m)) if *m <= 0.0 => Err((
+                format!(
+                    "Illegal argument exponentialBackoffMultiplier: {} is less or equal 0",
+                    java_double(*m)
+                ),
+                "a number > 0",
+            )),
+            (K::RandomizedWaitFactor, Val::Double(f)) if *f < 0.0 || *f >= 1.0 => Err((
+                format!(
+                    "Illegal argument randomizedWaitFactor: {} is not in range [0..1)",
+                    java_double(*f)
+                ),
+                "a number from 0 (inclusive) to 1 (exclusive)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn conversion_allowed(id: RetryKey, fallback: &'static str) -> &'static str {
+        match id {
+            K::MaxAttempts | K::EventConsumerBufferSize => COUNT_ALLOWED,
+            _ => fallback,
+        }
+    }
+
+    fn class_advice(id: RetryKey) -> Option<&'static str> {
+        match id {
+            K::IntervalBiFunction => Some("give the interval function in code on the retry's config builder; the file's wait settings are not used while it is set"),
+            K::RetryExceptionPredicate | K::ResultPredicate => {
+                Some("give the predicate in code on the retry's config builder")
+            }
+            K::ConsumeResultBeforeRetryAttempt => {
+                Some("give the callback in code on the retry's config builder")
+            }
+            _ => None,
+        }
+    }
+}
+
+const INVALID_INTERVAL: &str = "a duration of at least 1ms";
+
+fn interval_error(path: &str, setting: &str, b: &Bound, millis: u64) -> Box<ConfigError> {
+    build_error(
+        path,
+        setting,
+        b,
+        format!("{millis}ms"),
+        format!("Illegal argument interval: {millis} millis is less than 1"),
+        INVALID_INTERVAL,
+    )
+}
+
+fn millis_of(path: &str, setting: &str, b: &Bound) -> Result<u64, Box<ConfigError>> {
+    match &b.val {
+        Val::Duration(d) => to_millis(d).ok_or_else(|| {
+            build_error(
+                path,
+                setting,
+                b,
+                d.java_string(),
+                "long overflow".into(),
+                "a duration of at most 9223372036854775807ms",
+            )
+        }),
+        _ => Ok(0),
+    }
+}
+
+fn double(block: &Block<RetryKey>, id: RetryKey) -> Option<f64> {
+    match block.get(id).map(|b| &b.val) {
+        Some(Val::Double(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+/// `configureRetryIntervalFunction`: the function a block with `waitDuration` installs,
+/// checked as the `IntervalFunction` factories check at creation.
+fn interval(
+    path: &str,
+    wait: &Bound,
+    block: &Block<RetryKey>,
+    merged: &Merged<RetryKey>,
+) -> Result<RetryInterval, Box<ConfigError>> {
+    let initial = millis_of(path, "waitDuration", wait)?;
+    let flag = |id| merged_bool(merged, id).is_some_and(|(v, _)| v);
+    let multiplier = match merged.get(&K::ExponentialBackoffMultiplier) {
+        Some((
+            Bound {
+                val: Val::Double(m),
+                ..
+            },
+            _,
+        )) => Some(*m),
+        _ => None,
+    };
+    let cap = match merged.get(&K::ExponentialMaxWaitDuration) {
+        Some((b, _)) => Some((millis_of(path, "exponentialMaxWaitDuration", b)?, b)),
+        None => None,
+    };
+    let factor = double(block, K::RandomizedWaitFactor);
+    let need_initial = |i: RetryInterval| {
+        if initial < 1 {
+            Err(interval_error(path, "waitDuration", wait, initial))
+        } else {
+            Ok(i)
+        }
+    };
+    let need_cap = |i: RetryInterval, (max, b): (u64, &Bound)| {
+        if max < 1 {
+            Err(interval_error(path, "exponentialMaxWaitDuration", b, max))
+        } else {
+            Ok(i)
+        }
+    };
+    match (
+        flag(K::EnableExponentialBackoff),
+        flag(K::EnableRandomizedWait),
+    ) {
+        (true, true) => match (multiplier, factor, cap) {
+            // The cap counts only with both a multiplier and a factor; then the first wait
+            // is checked only when used (at the first retry).
+            (Some(m), Some(f), Some(c)) => need_cap(
+                RetryInterval::ExponentialRandom {
+                    initial_millis: initial,
+                    multiplier: m,
+                    factor: f,
+                    max_wait_millis: Some(c.0),
+                },
+                c,
+            ),
+            (Some(m), f, _) => need_initial(RetryInterval::ExponentialRandom {
+                initial_millis: initial,
+                multiplier: m,
+                factor: f.unwrap_or(0.5),
+                max_wait_millis: None,
+            }),
+            (None, _, _) => need_initial(RetryInterval::ExponentialRandom {
+                initial_millis: initial,
+                multiplier: 1.5,
+                factor: 0.5,
+                max_wait_millis: None,
+            }),
+        },
+        (true, false) => match (multiplier, cap) {
+            (Some(m), Some(c)) => need_cap(
+                RetryInterval::Exponential {
+                    initial_millis: initial,
+                    multiplier: m,
+                    max_wait_millis: Some(c.0),
+                },
+                c,
+            ),
+            (m, _) => need_initial(RetryInterval::Exponential {
+                initial_millis: initial,
+                multiplier: m.unwrap_or(1.5),
+                max_wait_millis: None,
+            }),
+        },
+        (false, true) => need_initial(RetryInterval::Randomized {
+            interval_millis: initial,
+            factor: factor.unwrap_or(0.5),
+        }),
+        (false, false) => Ok(RetryInterval::Constant {
+            wait_millis: initial,
+        }),
+    }
+}
+
+impl Module for Retry {
+    type Resolved = ResolvedRetry;
+    const MERGED: &'static [RetryKey] = &[
+        K::EnableExponentialBackoff,
+        K::EnableRandomizedWait,
+        K::ExponentialBackoffMultiplier,
+        K::ExponentialMaxWaitDuration,
+        K::EventConsumerBufferSize,
+    ];
+
+    fn library_defaults(name: &str) -> ResolvedRetry {
+        ResolvedRetry {
+            name: name.to_string(),
+            base: Base::LibraryDefaults,
+            max_attempts: Setting::default(3),
+            interval: Setting::default(RetryInterval::Constant { wait_millis: 500 }),
+            retry_exception_predicate: Setting::default(None),
+            result_predicate: Setting::default(None),
+            consume_result_before_retry_attempt: Setting::default(None),
+            retry_exceptions: Setting::default(None),
+            ignore_exceptions: Setting::default(None),
+            fail_after_max_attempts: Setting::default(false),
+            event_consumer_buffer_size: Setting::default(100),
+        }
+    }
+
+    fn build(
+        mut r: ResolvedRetry,
+        block: &Block<RetryKey>,
+        merged: &Merged<RetryKey>,
+        l: &ValueSource,
+    ) -> Result<ResolvedRetry, Box<ConfigError>> {
+        if let Some(w) = block.get(K::WaitDuration) {
+            let i = interval(&block.path, w, block, merged)?;
+            set(&mut r.interval, i, w, l);
+        }
+        for (id, b) in &block.values {
+            match (*id, &b.val) {
+                (K::MaxAttempts, Val::Int(v)) => set(&mut r.max_attempts, *v, b, l),
+                (K::RetryExceptionPredicate, Val::Text(t)) => {
+                    set(&mut r.retry_exception_predicate, Some(t.clone()), b, l)
+                }
+                (K::IgnoreExceptions, Val::Names(n)) => {
+                    set(&mut r.ignore_exceptions, Some(n.clone()), b, l)
+                }
+                (K::RetryExceptions, Val::Names(n)) => {
+                    set(&mut r.retry_exceptions, Some(n.clone()), b, l)
+                }
+                (K::ResultPredicate, Val::Text(t)) => {
+                    set(&mut r.result_predicate, Some(t.clone()), b, l)
+                }
+                (K::ConsumeResultBeforeRetryAttempt, Val::Text(t)) => set(
+                    &mut r.consume_result_before_retry_attempt,
+                    Some(t.clone()),
+                    b,
+                    l,
+                ),
+                // Applied after the wait settings, so it replaces them.
+                (K::IntervalBiFunction, Val::Text(t)) => set(
+                    &mut r.interval,
+                    RetryInterval::Custom { class: t.clone() },
+                    b,
+                    l,
+                ),
+                (K::FailAfterMaxAttempts, Val::Bool(v)) => {
+                    set(&mut r.fail_after_max_attempts, *v, b, l)
+                }
+                _ => {}
+            }
+        }
+        Ok(r)
+    }
+
+    fn identify(r: &mut ResolvedRetry, name: &str, base: Base) {
+        r.name = name.to_string();
+        r.base = base;
+    }
+
+    fn finish(
+        r: &mut ResolvedRetry,
+        _registered: &Merged<RetryKey>,
+        last: &Merged<RetryKey>,
+        _listed: bool,
+    ) {
+        r.event_consumer_buffer_size = buffer_size(last, K::EventConsumerBufferSize);
+    }
+}
+
+fn millis_json(m: u64) -> Value {
+    Value::from(m)
+}
+
+impl ResolvedRetry {
+    /// The settings as in `NN.modules.expected.json` (durations in ms; the wait fields
+    /// describe the interval function in force).
+    pub fn to_json(&self) -> Value {
+        let (wait, exp, rnd, mult, cap, factor, custom): (
+            Value,
+            bool,
+            bool,
+            Value,
+            Value,
+            Value,
+            Value,
+        ) = match &self.interval.value {
+            RetryInterval::Constant { wait_millis } => (
+                millis_json(*wait_millis),
+                false,
+                false,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ),
+            RetryInterval::Exponential {
+                initial_millis,
+                multiplier,
+                max_wait_millis,
+            } => (
+                millis_json(*initial_millis),
+                true,
+                false,
+                json!(multiplier),
+                json!(max_wait_millis),
+                Value::Null,
+                Value::Null,
+            ),
+            RetryInterval::Randomized {
+                interval_millis,
+                factor,
+            } => (
+                millis_json(*interval_millis),
+                false,
+                true,
+                Value::Null,
+                Value::Null,
+                json!(factor),
+                Value::Null,
+            ),
+            RetryInterval::ExponentialRandom {
+                initial_millis,
+                multiplier,
+                factor,
+                max_wait_millis,
+            } => (
+                millis_json(*initial_millis),
+                true,
+                true,
+                json!(multiplier),
+                json!(max_wait_millis),
+                json!(factor),
+                Value::Null,
+            ),
+            RetryInterval::Custom { class } => (
+                Value::Null,
+                false,
+                false,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                json!(class),
+            ),
+        };
+        object(vec![
+            ("maxAttempts", json!(self.max_attempts.value)),
+            ("waitDuration", wait),
+            ("enableExponentialBackoff", json!(exp)),
+            ("exponentialBackoffMultiplier", mult),
+            ("exponentialMaxWaitDuration", cap),
+            ("enableRandomizedWait", json!(rnd)),
+            ("randomizedWaitFactor", factor),
+            ("intervalBiFunction", custom),
+            (
+                "retryExceptionPredicate",
+                json!(self.retry_exception_predicate.value),
+            ),
+            ("resultPredicate", json!(self.result_predicate.value)),
+            (
+                "consumeResultBeforeRetryAttempt",
+                json!(self.consume_result_before_retry_attempt.value),
+            ),
+            ("retryExceptions", json!(self.retry_exceptions.value)),
+            ("ignoreExceptions", json!(self.ignore_exceptions.value)),
+            (
+                "failAfterMaxAttempts",
+                json!(self.fail_after_max_attempts.value),
+            ),
+            (
+                "eventConsumerBufferSize",
+                json!(self.event_consumer_buffer_size.value),
+            ),
+        ])
+    }
+
+    /// Where each setting came from; the seven wait fields share the interval's source.
+    pub fn sources_json(&self) -> Value {
+        let i = source(&self.interval);
+        object(vec![
+            ("maxAttempts", source(&self.max_attempts)),
+            ("waitDuration", i.clone()),
+            ("enableExponentialBackoff", i.clone()),
+            ("exponentialBackoffMultiplier", i.clone()),
+            ("exponentialMaxWaitDuration", i.clone()),
+            ("enableRandomizedWait", i.clone()),
+            ("randomizedWaitFactor", i.clone()),
+            ("intervalBiFunction", i),
+            (
+                "retryExceptionPredicate",
+                source(&self.retry_exception_predicate),
+            ),
+            ("resultPredicate", source(&self.result_predicate)),
+            (
+                "consumeResultBeforeRetryAttempt",
+                source(&self.consume_result_before_retry_attempt),
+            ),
+            ("retryExceptions", source(&self.retry_exceptions)),
+            ("ignoreExceptions", source(&self.ignore_exceptions)),
+            (
+                "failAfterMaxAttempts",
+                source(&self.fail_after_max_attempts),
+            ),
+            (
+                "eventConsumerBufferSize",
+                source(&self.event_consumer_buffer_size),
+            ),
+        ])
+    }
+}
