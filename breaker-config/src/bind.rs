@@ -22,6 +22,8 @@ pub(crate) struct Bound {
     pub val: Val,
     pub origin: Origin,
     pub item_origins: Vec<Origin>,
+    /// The value as written (placeholders resolved), for messages.
+    pub text: String,
 }
 
 /// The properties of one `configs.<name>` or `instances.<name>` block.
@@ -509,6 +511,7 @@ fn store<S: Schema>(
             val,
             origin: p.value_origin.clone(),
             item_origins,
+            text: text.to_string(),
         },
     );
 }

@@ -97,19 +97,19 @@ pub(crate) fn to_millis(d: &JavaDuration) -> Option<u64> {
         .and_then(|m| u64::try_from(m).ok())
 }
 
-/// The error a core builder or factory throws for the value at `b`.
+/// The error a core builder or factory throws for the value at `b` (written in the block
+/// at `path`).
 pub(crate) fn build_error(
     path: &str,
     setting: &str,
     b: &Bound,
-    value: String,
     message: String,
     allowed: &str,
 ) -> Box<ConfigError> {
     Box::new(ConfigError {
         origin: Some(b.origin.clone()),
         key: format!("{path}.{setting}"),
-        value: Some(value),
+        value: Some(b.text.clone()),
         message,
         allowed: allowed.to_string(),
     })

@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::bind::{Block, Bound, Section};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Warning};
 use crate::model::{Base, ValueSource};
 use crate::schema::Schema;
 use crate::validate::Val;
@@ -67,6 +67,10 @@ pub(crate) trait Module: Schema {
         last: &Merged<Self::Id>,
         listed: bool,
     );
+
+    /// Warnings about a resolved entry that Spring accepts but that will fail or surprise at
+    /// run time.
+    fn lint(_r: &Self::Resolved, _warnings: &mut Vec<Warning>) {}
 }
 
 /// The resolved section of one module.

@@ -145,7 +145,21 @@ fn resolve_module<M: Module>(
     for b in section.configs.values().chain(section.instances.values()) {
         lint(b, warnings);
     }
-    family::resolve::<M>(&section)
+    let resolved = family::resolve::<M>(&section);
+    let mut found = Vec::new();
+    for r in resolved
+        .instances
+        .values()
+        .chain(resolved.default_config.as_ref().ok())
+    {
+        M::lint(r, &mut found);
+    }
+    for w in found {
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    }
+    resolved
 }
 
 fn no_lint<I>(_: &Block<I>, _: &mut Vec<Warning>) {}

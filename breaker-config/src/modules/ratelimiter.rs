@@ -166,7 +166,6 @@ fn nanos(
             path,
             setting,
             b,
-            d.java_string(),
             too_large.into(),
             "a duration of at most about 292 years",
         )),
@@ -231,7 +230,6 @@ impl Module for RateLimiter {
                     path,
                     "limitRefreshPeriod",
                     b,
-                    d.java_string(),
                     "LimitRefreshPeriod is too short".into(),
                     "a duration of at least 1ns",
                 ));
@@ -250,7 +248,6 @@ impl Module for RateLimiter {
                     path,
                     "timeoutDuration",
                     b,
-                    d.java_string(),
                     "TimeoutDuration must not be negative".into(),
                     "a duration of at least 0ms (0 = fail at once when no permit is left)",
                 ));

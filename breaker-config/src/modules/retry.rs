@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::bind::{Block, Bound};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Warning};
 use crate::keys::Kind;
 use crate::model::{Base, Setting, ValueSource};
 use crate::schema::Schema;
@@ -267,7 +267,6 @@ fn interval_error(path: &str, setting: &str, b: &Bound, millis: u64) -> Box<Conf
         path,
         setting,
         b,
-        format!("{millis}ms"),
         format!("Illegal argument interval: {millis} millis is less than 1"),
         INVALID_INTERVAL,
     )
@@ -280,7 +279,6 @@ fn millis_of(path: &str, setting: &str, b: &Bound) -> Result<u64, Box<ConfigErro
                 path,
                 setting,
                 b,
-                d.java_string(),
                 "long overflow".into(),
                 "a duration of at most 9223372036854775807ms",
             )
@@ -465,6 +463,33 @@ impl Module for Retry {
     fn identify(r: &mut ResolvedRetry, name: &str, base: Base) {
         r.name = name.to_string();
         r.base = base;
+    }
+
+    fn lint(r: &ResolvedRetry, warnings: &mut Vec<Warning>) {
+        let capped_from_zero = matches!(
+            r.interval.value,
+            RetryInterval::Exponential {
+                initial_millis: 0,
+                max_wait_millis: Some(_),
+                ..
+            } | RetryInterval::ExponentialRandom {
+                initial_millis: 0,
+                max_wait_millis: Some(_),
+                ..
+            }
+        );
+        if !capped_from_zero {
+            return;
+        }
+        let block = match &r.interval.source {
+            ValueSource::Config(n) => format!("configs.{n}"),
+            _ => format!("instances.{}", r.name),
+        };
+        warnings.push(Warning::new(
+            r.interval.origin.clone(),
+            format!("{}.{block}.waitDuration", Retry::PREFIX),
+            "a first wait of 0 ms with backoff and an exponentialMaxWaitDuration: Resilience4j starts with it, then throws 'Illegal argument interval: 0 millis is less than 1' at the first retry".into(),
+        ));
     }
 
     fn finish(

@@ -209,7 +209,6 @@ impl Module for ThreadPoolBulkhead {
                             &block.path,
                             "keepAliveDuration",
                             b,
-                            d.java_string(),
                             "keepAliveDuration must be a positive integer value >= 0".into(),
                             "a duration of at least 0ms",
                         ));
@@ -241,7 +240,6 @@ impl Module for ThreadPoolBulkhead {
                 &block.path,
                 setting,
                 b,
-                format!("{} < {}", r.max_threads(), r.core_threads()),
                 "maxThreadPoolSize must be a greater than or equals to coreThreadPoolSize"
                     .into(),
                 "a maxThreadPoolSize at least coreThreadPoolSize (an unset maxThreadPoolSize is the number of processors)",
