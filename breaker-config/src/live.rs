@@ -17,7 +17,9 @@ use crate::watch::Watch;
 /// One setting of one instance that a reload changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingChange {
-    /// The instance name, or `default` for the config that names not listed get.
+    /// The circuit breaker's name, or `default` for the config that names not listed get;
+    /// for the other modules `<module>:<name>` (`retry:backendA`, `ratelimiter:default`), and
+    /// `aspectOrder` for the aspect orders.
     pub instance: String,
     /// Resilience4j's camelCase setting name, e.g. `waitDurationInOpenState`.
     pub setting: String,
@@ -168,6 +170,13 @@ impl LiveConfig {
         &self.inner.paths
     }
 
+    /// The retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter sections and
+    /// aspect orders in force: after a rejected reload, still the last good ones.
+    pub fn modules(&self) -> crate::modules::ModulesConfig {
+        let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
+        cur.loaded.modules.clone()
+    }
+
     /// The warnings of the config in force (unknown keys, Java predicate classes).
     pub fn warnings(&self) -> Vec<String> {
         let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
@@ -285,6 +294,24 @@ fn settings(loaded: &Loaded) -> BTreeMap<String, BTreeMap<String, String>> {
     }
     for (name, i) in &loaded.config.instances {
         out.insert(name.clone(), flat(instance_json(i)));
+    }
+    // The other modules, as `<module>:<name>` (`retry:backendA`, `retry:default`).
+    for (module, v) in loaded.modules.report() {
+        if module == "aspectOrder" {
+            out.insert(module, flat(v));
+            continue;
+        }
+        if !v["defaultConfig"].is_null() {
+            out.insert(
+                format!("{module}:default"),
+                flat(v["defaultConfig"].clone()),
+            );
+        }
+        if let Value::Object(instances) = &v["instances"] {
+            for (name, i) in instances {
+                out.insert(format!("{module}:{name}"), flat(i.clone()));
+            }
+        }
     }
     out
 }

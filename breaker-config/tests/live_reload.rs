@@ -349,3 +349,88 @@ fn a_catalog_binds_the_names_and_acknowledge_accepts_java_only_ones() {
         breaker_core::Outcome::Success
     );
 }
+
+#[test]
+fn a_bad_value_in_another_section_keeps_every_section() {
+    let v1 = format!(
+        "{V1}
+  retry:
+    instances:
+      paymentService:
+        maxAttempts: 4
+  ratelimiter:
+    instances:
+      paymentService:
+        limitForPeriod: 10
+"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), &v1);
+    assert_eq!(
+        live.modules().retry.instances["paymentService"]
+            .max_attempts
+            .value,
+        4
+    );
+
+    // A good breaker change and a good rate-limiter change, with a retry value Spring refuses:
+    // nothing is applied.
+    let bad = v1
+        .replace("failure-rate-threshold: 50", "failure-rate-threshold: 60")
+        .replace("limitForPeriod: 10", "limitForPeriod: 20")
+        .replace("maxAttempts: 4", "maxAttempts: 0");
+    fs::write(dir.path().join("application.yml"), &bad).unwrap();
+    let err = live.reload().unwrap_err();
+    let RegistryLoadError::Invalid(errors) = &err else {
+        panic!("expected invalid settings, got {err}")
+    };
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].message,
+        "maxAttempts must be greater than or equal to 1."
+    );
+    assert_eq!(
+        errors[0].key,
+        "resilience4j.retry.instances.paymentService.maxAttempts"
+    );
+    assert!(err.to_string().starts_with("1 invalid setting:"), "{err}");
+    assert_eq!(
+        live.registry()
+            .circuit_breaker("paymentService")
+            .config()
+            .failure_rate_threshold(),
+        50.0
+    );
+    let modules = live.modules();
+    assert_eq!(
+        modules.retry.instances["paymentService"].max_attempts.value,
+        4
+    );
+    assert_eq!(
+        modules.rate_limiter.instances["paymentService"]
+            .limit_for_period
+            .value,
+        10
+    );
+
+    // Fixed: everything applies at once, and the report names the module settings.
+    fs::write(
+        dir.path().join("application.yml"),
+        bad.replace("maxAttempts: 0", "maxAttempts: 5"),
+    )
+    .unwrap();
+    let report = live.reload().unwrap();
+    let changed: Vec<String> = report.changes.iter().map(ToString::to_string).collect();
+    assert!(
+        changed.contains(&"retry:paymentService.maxAttempts: 4 -> 5".to_string()),
+        "{changed:?}"
+    );
+    assert!(changed.contains(&"ratelimiter:paymentService.limitForPeriod: 10 -> 20".to_string()));
+    assert!(changed.contains(&"paymentService.failureRateThreshold: 50.0 -> 60.0".to_string()));
+    assert_eq!(
+        live.modules().retry.instances["paymentService"]
+            .max_attempts
+            .value,
+        5
+    );
+}

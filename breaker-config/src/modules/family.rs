@@ -334,8 +334,12 @@ pub(crate) fn resolve<M: Module>(sec: &Section<M::Id>) -> ModuleConfig<M::Resolv
         M::finish(r, &registered[name], last, true);
     }
     let default_state = sim.state.get(&default_key).cloned().unwrap_or_default();
+    // What a name not listed gets: configs.default (itself built on the library defaults).
     let default_config = match built.remove("default") {
-        Some(r) => r,
+        Some(r) => r.map(|mut r| {
+            M::identify(&mut r, "default", Base::DefaultConfig);
+            r
+        }),
         None => Ok(M::library_defaults("default")),
     }
     .map(|mut r| {
