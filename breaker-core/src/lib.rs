@@ -18,6 +18,9 @@
 //! # }
 //! ```
 //!
+//! Beside the circuit breaker, [`retry`] (Resilience4j's Retry) and [`timelimiter`]
+//! (TimeLimiter), each with its config builder, events, metrics and registry.
+//!
 //! # What is exact
 //!
 //! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the
@@ -71,6 +74,7 @@ mod clock;
 mod config;
 mod error;
 mod events;
+mod instance_registry;
 mod interval;
 mod java;
 mod machine;
@@ -79,8 +83,11 @@ mod names;
 mod permit;
 mod publisher;
 mod registry;
+pub mod retry;
 mod sleep;
 mod state;
+mod throwable;
+pub mod timelimiter;
 #[cfg(feature = "tokio")]
 mod timer;
 mod window;
@@ -97,11 +104,15 @@ pub use events::{
     CircuitBreakerEvent, EventBuffer, EventKind, EventType, SubscriptionId,
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
-pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
-pub use java::{java_double, java_float};
+pub use instance_registry::{InstanceRegistry, InstanceRegistryEvent, RegistryInstance};
+pub use interval::{
+    IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
+};
+pub use java::{java_double, java_duration_millis, java_float};
 pub use metrics::Metrics;
 pub use permit::Permit;
 pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
 pub use sleep::Sleep;
 pub use state::{State, UnknownState};
+pub use throwable::Throwable;

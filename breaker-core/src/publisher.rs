@@ -101,6 +101,17 @@ impl<E: ModuleEvent> EventPublisher<E> {
     }
 }
 
+impl<E: ModuleEvent> EventPublisher<E> {
+    /// Delivers `event` to every subscriber, in subscription order, without isolating them:
+    /// a subscriber's panic stops the delivery and unwinds into the caller, as an event
+    /// consumer's exception does in Resilience4j's Retry (for exact-Resilience4j mode).
+    pub fn publish_unisolated(&self, event: &E) {
+        for (_, f) in self.list.load().iter() {
+            f(event);
+        }
+    }
+}
+
 /// A bounded buffer of an instance's most recent events (Resilience4j's
 /// `CircularEventConsumer`, sized by `eventConsumerBufferSize`, default 100). Cloning shares
 /// the buffer.

@@ -1,6 +1,7 @@
 //! A protected call allocates nothing on the heap: in CLOSED, OPEN (rejected) and HALF_OPEN,
 //! through the sync permit API and through async `call` around a ready future, with no
-//! subscriber attached.
+//! subscriber attached; likewise a retried call that succeeds at once (or retries with 0 ms
+//! waits) and a time-limited call whose future is ready at its first poll.
 //!
 //! A counting global allocator (this test binary's own: `#[global_allocator]` is per binary)
 //! counts the allocations each thread makes; each check runs its calls after a warm-up and
@@ -241,4 +242,82 @@ fn the_counter_sees_allocations() {
         drop(v);
     });
     assert_eq!(n, 1);
+}
+
+mod modules {
+    use super::*;
+    use breaker_core::retry::{Retry, RetryConfig};
+    use breaker_core::timelimiter::TimeLimiter;
+
+    fn retry_calls(retry: &Retry, n: u64) {
+        for i in 0..n {
+            let r = poll_once(retry.call(|| std::future::ready(Ok::<u64, String>(i))));
+            assert_eq!(r, Ok(i));
+        }
+    }
+
+    #[test]
+    fn retry_first_attempt_success_allocates_nothing() {
+        let plain = Retry::of_defaults("no-alloc-retry");
+        let with_predicate = Retry::new(
+            "no-alloc-retry-result",
+            RetryConfig::builder()
+                .retry_on_result(|v: &u64| *v == u64::MAX)
+                .build()
+                .expect("valid config"),
+        );
+        for retry in [&plain, &with_predicate] {
+            retry_calls(retry, 100);
+            let n = allocations_during(|| retry_calls(retry, CALLS));
+            assert_eq!(n, 0, "{n} allocations in {CALLS} retry calls");
+            let m = retry.metrics();
+            assert_eq!(
+                m.number_of_successful_calls_without_retry_attempt,
+                CALLS + 100
+            );
+        }
+    }
+
+    #[test]
+    fn retry_with_zero_waits_and_no_subscriber_allocates_nothing() {
+        let retry = Retry::new(
+            "no-alloc-retry-zero",
+            RetryConfig::builder()
+                .wait_duration(Duration::ZERO)
+                .build()
+                .expect("valid config"),
+        );
+        let run = |retry: &Retry| {
+            for _ in 0..CALLS {
+                let mut attempt = 0u32;
+                let r = poll_once(retry.call(|| {
+                    attempt += 1;
+                    std::future::ready(if attempt < 3 {
+                        Err(attempt)
+                    } else {
+                        Ok(attempt)
+                    })
+                }));
+                assert_eq!(r, Ok(3));
+            }
+        };
+        run(&retry);
+        let n = allocations_during(|| run(&retry));
+        assert_eq!(n, 0, "{n} allocations in {CALLS} retried calls");
+    }
+
+    #[test]
+    fn time_limiter_ready_call_allocates_nothing() {
+        let limiter = TimeLimiter::of_defaults("no-alloc-tl");
+        let run = |l: &TimeLimiter| {
+            for i in 0..CALLS {
+                let r = poll_once(l.call(std::future::ready(Ok::<u64, String>(i))));
+                assert_eq!(r, Ok(i));
+            }
+        };
+        run(&limiter);
+        let n = allocations_during(|| run(&limiter));
+        assert_eq!(n, 0, "{n} allocations in {CALLS} time-limited calls");
+        assert_eq!(limiter.metrics().number_of_successful_calls, 2 * CALLS);
+    }
 }
