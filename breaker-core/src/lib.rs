@@ -18,8 +18,10 @@
 //! # }
 //! ```
 //!
-//! Beside the circuit breaker, [`retry`] (Resilience4j's Retry) and [`timelimiter`]
-//! (TimeLimiter), each with its config builder, events, metrics and registry.
+//! Beside the circuit breaker: [`retry`] (Resilience4j's Retry) and [`timelimiter`]
+//! (TimeLimiter), each with its config builder, events, metrics and registry; [`bulkhead`]
+//! (Resilience4j's semaphore `Bulkhead` and its `ThreadPoolBulkhead`) and [`ratelimiter`] (its
+//! `AtomicRateLimiter`), each with its config, events, metrics, rejection error and registry.
 //!
 //! # What is exact
 //!
@@ -68,6 +70,7 @@
 #![forbid(unsafe_code)]
 
 mod breaker;
+pub mod bulkhead;
 mod call;
 mod classify;
 mod clock;
@@ -79,13 +82,16 @@ mod interval;
 mod java;
 mod machine;
 mod metrics;
+mod named;
 mod names;
 mod permit;
 mod publisher;
+pub mod ratelimiter;
 mod registry;
 pub mod retry;
 mod sleep;
 mod state;
+mod sync;
 mod throwable;
 pub mod timelimiter;
 #[cfg(feature = "tokio")]

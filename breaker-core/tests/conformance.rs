@@ -52,11 +52,23 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
+            if is_other_module(&p) {
+                continue;
+            }
             json_files(&p, out);
         } else if p.extension().is_some_and(|x| x == "json") {
             out.push(p);
         }
     }
+}
+
+/// The other modules' folders beside the breaker's (`resilience4j-retry/`,
+/// `resilience4j-ratelimiter/`, `resilience4j-bulkhead/`, `resilience4j-invalid-modules/`...)
+/// have runners of their own.
+fn is_other_module(dir: &Path) -> bool {
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("resilience4j-") && n != "resilience4j-invalid")
 }
 
 fn state_of(s: &str) -> State {

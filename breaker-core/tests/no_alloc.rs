@@ -1,7 +1,8 @@
 //! A protected call allocates nothing on the heap: in CLOSED, OPEN (rejected) and HALF_OPEN,
 //! through the sync permit API and through async `call` around a ready future, with no
 //! subscriber attached; likewise a retried call that succeeds at once (or retries with 0 ms
-//! waits) and a time-limited call whose future is ready at its first poll.
+//! waits), a time-limited call whose future is ready at its first poll, and a bulkhead's, a
+//! thread-pool bulkhead's and a rate limiter's admitted and rejected calls.
 //!
 //! A counting global allocator (this test binary's own: `#[global_allocator]` is per binary)
 //! counts the allocations each thread makes; each check runs its calls after a warm-up and
@@ -16,7 +17,11 @@ use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, State};
+use breaker_core::bulkhead::{
+    Bulkhead, BulkheadConfig, ThreadPoolBulkhead, ThreadPoolBulkheadConfig,
+};
+use breaker_core::ratelimiter::{RateLimiter, RateLimiterConfig, RateLimiterError};
+use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, ManualClock, State};
 
 /// Counts the calls to `alloc`, `alloc_zeroed` and `realloc` made by the current thread, and
 /// passes every call on to the system allocator unchanged.
@@ -232,6 +237,101 @@ fn half_open_rejection_allocates_nothing() {
     let n = allocations_during(|| reject(&cb));
     assert_eq!(n, 0, "{n} allocations in {CALLS} HALF_OPEN rejections");
     drop((a, b));
+}
+
+#[test]
+fn bulkhead_calls_and_rejections_allocate_nothing() {
+    let b = Bulkhead::new(
+        "no-alloc-bulkhead",
+        BulkheadConfig::builder()
+            .max_concurrent_calls(1)
+            .max_wait_duration(Duration::from_secs(1))
+            .build()
+            .expect("valid config"),
+    );
+    let run = |b: &Bulkhead| {
+        for i in 0..CALLS {
+            b.try_acquire_permission().expect("free").on_complete();
+            drop(poll_once(b.acquire_permission()).expect("free"));
+            let r = poll_once(b.call(std::future::ready(Ok::<u64, u32>(i))));
+            assert_eq!(r, Ok(i));
+            assert_eq!(
+                b.call_sync(|| Err::<u64, u32>(7)).unwrap_err().into_inner(),
+                Some(7)
+            );
+            let held = b.try_acquire_permission().expect("free");
+            assert!(b.try_acquire_permission().is_err());
+            assert!(b.call_sync(|| Ok::<u64, u32>(1)).unwrap_err().is_full());
+            held.release();
+        }
+    };
+    run(&b);
+    let n = allocations_during(|| run(&b));
+    assert_eq!(n, 0, "{n} allocations in {} bulkhead calls", 6 * CALLS);
+}
+
+#[test]
+fn thread_pool_bulkhead_submissions_allocate_nothing() {
+    let pool = ThreadPoolBulkhead::new(
+        "no-alloc-pool",
+        ThreadPoolBulkheadConfig::builder()
+            .max_thread_pool_size(1)
+            .core_thread_pool_size(1)
+            .queue_capacity(0)
+            .build()
+            .expect("valid config"),
+    );
+    let run = |pool: &ThreadPoolBulkhead| {
+        for i in 0..CALLS {
+            assert_eq!(
+                poll_once(pool.submit(std::future::ready(i)).expect("free")),
+                i
+            );
+            let running = pool.submit(std::future::ready(0)).expect("free");
+            assert!(pool.submit(std::future::ready(1)).is_err(), "full");
+            drop(running);
+        }
+    };
+    run(&pool);
+    let n = allocations_during(|| run(&pool));
+    assert_eq!(n, 0, "{n} allocations in {} submissions", 3 * CALLS);
+}
+
+#[test]
+fn rate_limiter_calls_and_rejections_allocate_nothing() {
+    let clock = Arc::new(ManualClock::at_epoch_millis(0));
+    let limiter = |limit: i64| {
+        RateLimiter::new(
+            "no-alloc-limiter",
+            RateLimiterConfig::builder()
+                .limit_for_period(limit)
+                .limit_refresh_period(Duration::from_secs(3600))
+                .timeout_duration(Duration::ZERO)
+                .clock(clock.clone())
+                .build()
+                .expect("valid config"),
+        )
+    };
+    let open = limiter(i64::from(i32::MAX));
+    let shut = limiter(1);
+    shut.try_acquire_permission(1).expect("the only permit");
+    let run = |open: &RateLimiter, shut: &RateLimiter| {
+        for i in 0..CALLS {
+            open.try_acquire_permission(1).expect("permitted");
+            assert_eq!(poll_once(open.acquire_permission(1)), Ok(()));
+            assert_eq!(open.reserve_permission(1), Ok(Duration::ZERO));
+            let r = poll_once(open.call(std::future::ready(Ok::<u64, u32>(i))));
+            assert_eq!(r, Ok(i));
+            assert!(shut.try_acquire_permission(1).is_err());
+            assert!(poll_once(shut.acquire_permission(1)).is_err());
+            let r = poll_once(shut.call(std::future::ready(Ok::<u64, u32>(i))));
+            assert!(matches!(r, Err(RateLimiterError::NotPermitted(_))));
+            let _ = open.metrics();
+        }
+    };
+    run(&open, &shut);
+    let n = allocations_during(|| run(&open, &shut));
+    assert_eq!(n, 0, "{n} allocations in {} rate-limiter calls", 7 * CALLS);
 }
 
 /// The counter works: an allocation is seen (so a zero above is not a broken counter).
