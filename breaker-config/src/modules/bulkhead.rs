@@ -13,7 +13,10 @@ use crate::model::{Base, Setting, ValueSource};
 use crate::schema::Schema;
 use crate::validate::{Val, COUNT_ALLOWED};
 
-use super::common::{at_least_one, buffer_size, ms, negative, object, set, source, std_duration};
+use super::common::{
+    at_least_one, bool_at, buffer_size, core_error, duration_at, int_at, ms, negative, object, set,
+    source, unsigned,
+};
 use super::family::{Merged, Module};
 
 /// A bindable `resilience4j.bulkhead` property.
@@ -133,17 +136,32 @@ impl Module for Bulkhead {
         _merged: &Merged<BulkheadKey>,
         l: &ValueSource,
     ) -> Result<ResolvedBulkhead, Box<ConfigError>> {
-        for (id, b) in &block.values {
-            match (*id, &b.val) {
-                (K::MaxConcurrentCalls, Val::Int(v)) => set(&mut r.max_concurrent_calls, *v, b, l),
-                (K::MaxWaitDuration, Val::Duration(d)) => {
-                    set(&mut r.max_wait_duration, std_duration(d), b, l)
-                }
-                (K::WritableStackTraceEnabled, Val::Bool(v)) => {
-                    set(&mut r.writable_stack_trace_enabled, *v, b, l)
-                }
-                _ => {}
-            }
+        let calls = int_at(block, K::MaxConcurrentCalls);
+        let wait = duration_at(block, K::MaxWaitDuration);
+        // `buildConfig(from(base), props)`: the core builder checks this level (Spring's
+        // setters have already refused what it would).
+        let mut core = r.to_core_builder();
+        if let Some((_, v)) = calls {
+            core = core.max_concurrent_calls(i64::from(v));
+        }
+        if let Some((_, d)) = wait {
+            core = core.max_wait_duration(d);
+        }
+        core.build().map_err(|e| {
+            let at = match e.setting() {
+                "maxConcurrentCalls" => calls.map(|v| v.0),
+                _ => wait.map(|v| v.0),
+            };
+            core_error(&block.path, &e, at)
+        })?;
+        if let Some((b, v)) = calls {
+            set(&mut r.max_concurrent_calls, v, b, l);
+        }
+        if let Some((b, d)) = wait {
+            set(&mut r.max_wait_duration, unsigned(d), b, l);
+        }
+        if let Some((b, v)) = bool_at(block, K::WritableStackTraceEnabled) {
+            set(&mut r.writable_stack_trace_enabled, v, b, l);
         }
         Ok(r)
     }

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::bind::Bound;
+use breaker_core::SignedDuration;
+
+use crate::bind::{Block, Bound};
 use crate::duration::JavaDuration;
 use crate::error::ConfigError;
 use crate::model::{Setting, ValueSource};
@@ -85,11 +87,6 @@ pub(crate) fn negative(v: &Val) -> Option<String> {
     }
 }
 
-/// The duration as `std::time::Duration` (0 when negative, which the setters refuse).
-pub(crate) fn std_duration(d: &JavaDuration) -> Duration {
-    d.to_std().unwrap_or_default()
-}
-
 /// Java's `Duration.toMillis()`; `None` where Java throws `ArithmeticException`.
 pub(crate) fn to_millis(d: &JavaDuration) -> Option<u64> {
     i64::try_from(d.millis())
@@ -141,4 +138,66 @@ pub(crate) fn object(pairs: Vec<(&str, Value)>) -> Value {
             .map(|(k, v)| (k.to_string(), v))
             .collect::<Map<String, Value>>(),
     )
+}
+
+/// The error breaker-core's builder returns for the value at `b` (written in the block at
+/// `path`): Resilience4j's message and what is allowed come from the core, the position and
+/// the text from the file.
+pub(crate) fn core_error(
+    path: &str,
+    e: &breaker_core::ConfigError,
+    b: Option<&Bound>,
+) -> Box<ConfigError> {
+    match b {
+        Some(b) => build_error(path, e.setting(), b, e.message().to_string(), e.allowed()),
+        None => Box::new(ConfigError {
+            origin: None,
+            key: format!("{path}.{}", e.setting()),
+            value: Some(e.value().to_string()),
+            message: e.message().to_string(),
+            allowed: e.allowed().to_string(),
+        }),
+    }
+}
+
+/// The duration the block sets for `id`, as breaker-core's builders take it.
+pub(crate) fn duration_at<I: Ord>(block: &Block<I>, id: I) -> Option<(&Bound, SignedDuration)> {
+    match block.get(id) {
+        Some(
+            b @ Bound {
+                val: Val::Duration(d),
+                ..
+            },
+        ) => Some((b, SignedDuration::from_nanos(d.0))),
+        _ => None,
+    }
+}
+
+/// The integer the block sets for `id`.
+pub(crate) fn int_at<I: Ord>(block: &Block<I>, id: I) -> Option<(&Bound, i32)> {
+    match block.get(id) {
+        Some(
+            b @ Bound {
+                val: Val::Int(v), ..
+            },
+        ) => Some((b, *v)),
+        _ => None,
+    }
+}
+
+/// The boolean the block sets for `id`.
+pub(crate) fn bool_at<I: Ord>(block: &Block<I>, id: I) -> Option<(&Bound, bool)> {
+    match block.get(id) {
+        Some(
+            b @ Bound {
+                val: Val::Bool(v), ..
+            },
+        ) => Some((b, *v)),
+        _ => None,
+    }
+}
+
+/// The value of a checked duration (the core's builder has refused negative ones).
+pub(crate) fn unsigned(d: SignedDuration) -> Duration {
+    Duration::from_nanos(d.as_nanos().clamp(0, i128::from(u64::MAX)) as u64)
 }

@@ -14,6 +14,7 @@ mod ratelimiter;
 mod retry;
 mod threadpool;
 mod timelimiter;
+mod to_core;
 
 use serde_json::{json, Map, Value};
 

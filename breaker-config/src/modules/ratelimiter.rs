@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::bind::{Block, Bound};
-use crate::duration::JavaDuration;
+use crate::bind::Block;
 use crate::error::ConfigError;
 use crate::keys::Kind;
 use crate::model::{Base, Setting, ValueSource};
@@ -19,7 +18,8 @@ use crate::schema::Schema;
 use crate::validate::{Val, COUNT_ALLOWED};
 
 use super::common::{
-    at_least_one, buffer_size, build_error, from_merged, merged_bool, ms, object, set, source,
+    at_least_one, bool_at, buffer_size, core_error, duration_at, from_merged, int_at, merged_bool,
+    ms, object, set, source, unsigned,
 };
 use super::family::{Merged, Module};
 
@@ -152,26 +152,6 @@ impl Schema for RateLimiter {
     }
 }
 
-/// `RateLimiterConfig.Builder`'s duration checks: `Duration.toNanos()` must not overflow.
-fn nanos(
-    path: &str,
-    setting: &str,
-    b: &Bound,
-    d: &JavaDuration,
-    too_large: &str,
-) -> Result<Duration, Box<ConfigError>> {
-    match d.nanos_checked() {
-        Some(n) => Ok(Duration::from_nanos(n.max(0) as u64)),
-        None => Err(build_error(
-            path,
-            setting,
-            b,
-            too_large.into(),
-            "a duration of at most about 292 years",
-        )),
-    }
-}
-
 impl Module for RateLimiter {
     type Resolved = ResolvedRateLimiter;
     const MERGED: &'static [RateLimiterKey] = &[
@@ -202,66 +182,40 @@ impl Module for RateLimiter {
         _merged: &Merged<RateLimiterKey>,
         l: &ValueSource,
     ) -> Result<ResolvedRateLimiter, Box<ConfigError>> {
-        let path = &block.path;
-        if let Some(
-            b @ Bound {
-                val: Val::Int(v), ..
-            },
-        ) = block.get(K::LimitForPeriod)
-        {
-            set(&mut r.limit_for_period, *v, b, l);
+        let limit = int_at(block, K::LimitForPeriod);
+        let refresh = duration_at(block, K::LimitRefreshPeriod);
+        let timeout = duration_at(block, K::TimeoutDuration);
+        let writable = bool_at(block, K::WritableStackTraceEnabled);
+        // `buildConfig(from(base), props)`: the core builder checks this level.
+        let mut core = r.to_core_builder();
+        if let Some((_, v)) = limit {
+            core = core.limit_for_period(i64::from(v));
         }
-        if let Some(
-            b @ Bound {
-                val: Val::Duration(d),
-                ..
-            },
-        ) = block.get(K::LimitRefreshPeriod)
-        {
-            let p = nanos(
-                path,
-                "limitRefreshPeriod",
-                b,
-                d,
-                "LimitRefreshPeriod too large",
-            )?;
-            if d.0 < 1 {
-                return Err(build_error(
-                    path,
-                    "limitRefreshPeriod",
-                    b,
-                    "LimitRefreshPeriod is too short".into(),
-                    "a duration of at least 1ns",
-                ));
-            }
-            set(&mut r.limit_refresh_period, p, b, l);
+        if let Some((_, d)) = refresh {
+            core = core.limit_refresh_period(d);
         }
-        if let Some(
-            b @ Bound {
-                val: Val::Duration(d),
-                ..
-            },
-        ) = block.get(K::TimeoutDuration)
-        {
-            if d.0 < 0 {
-                return Err(build_error(
-                    path,
-                    "timeoutDuration",
-                    b,
-                    "TimeoutDuration must not be negative".into(),
-                    "a duration of at least 0ms (0 = fail at once when no permit is left)",
-                ));
-            }
-            let t = nanos(path, "timeoutDuration", b, d, "TimeoutDuration too large")?;
-            set(&mut r.timeout_duration, t, b, l);
+        if let Some((_, d)) = timeout {
+            core = core.timeout_duration(d);
         }
-        if let Some(
-            b @ Bound {
-                val: Val::Bool(v), ..
-            },
-        ) = block.get(K::WritableStackTraceEnabled)
-        {
-            set(&mut r.writable_stack_trace_enabled, *v, b, l);
+        core.build().map_err(|e| {
+            let at = match e.setting() {
+                "limitForPeriod" => limit.map(|v| v.0),
+                "limitRefreshPeriod" => refresh.map(|v| v.0),
+                _ => timeout.map(|v| v.0),
+            };
+            core_error(&block.path, &e, at)
+        })?;
+        if let Some((b, v)) = limit {
+            set(&mut r.limit_for_period, v, b, l);
+        }
+        if let Some((b, d)) = refresh {
+            set(&mut r.limit_refresh_period, unsigned(d), b, l);
+        }
+        if let Some((b, d)) = timeout {
+            set(&mut r.timeout_duration, unsigned(d), b, l);
+        }
+        if let Some((b, v)) = writable {
+            set(&mut r.writable_stack_trace_enabled, v, b, l);
         }
         Ok(r)
     }

@@ -5,6 +5,9 @@
 
 use serde_json::{json, Value};
 
+use breaker_core::retry::{RetryConfig, RetryWaitProperties};
+use breaker_core::{IntervalFunction, SignedDuration};
+
 use crate::bind::{Block, Bound};
 use crate::error::{ConfigError, Warning};
 use crate::keys::Kind;
@@ -14,7 +17,8 @@ use crate::validate::{Val, COUNT_ALLOWED};
 use crate::yaml::java_double;
 
 use super::common::{
-    at_least_one, buffer_size, build_error, merged_bool, negative, object, set, source, to_millis,
+    at_least_one, buffer_size, build_error, core_error, merged_bool, negative, object, set, source,
+    to_millis,
 };
 use super::family::{Merged, Module};
 
@@ -41,44 +45,14 @@ pub(crate) enum RetryKey {
 
 use RetryKey as K;
 
-/// The retry's wait between attempts: the interval function in force (Resilience4j's
-/// `IntervalFunction` factories, all in whole milliseconds as `Duration.toMillis()` gives).
+/// The retry's wait between attempts: the interval function in force, as Resilience4j's Spring
+/// layer selects it from the block that sets `waitDuration` (whole milliseconds, as
+/// `Duration.toMillis()` gives them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RetryInterval {
-    /// `waitDuration` alone: the same wait before every retry.
-    Constant {
-        /// The wait, ms.
-        wait_millis: u64,
-    },
-    /// `enableExponentialBackoff`: `initial × multiplier^(attempt-1)`, truncated per step,
-    /// capped by `max_wait_millis` when set.
-    Exponential {
-        /// The first wait, ms.
-        initial_millis: u64,
-        /// Factor per attempt (`exponentialBackoffMultiplier`, default 1.5).
-        multiplier: f64,
-        /// `exponentialMaxWaitDuration`, ms; honoured only with a multiplier.
-        max_wait_millis: Option<u64>,
-    },
-    /// `enableRandomizedWait`: `wait ± factor × wait`, uniformly.
-    Randomized {
-        /// The middle wait, ms.
-        interval_millis: u64,
-        /// `randomizedWaitFactor` in [0, 1) (default 0.5).
-        factor: f64,
-    },
-    /// Both flags: exponential, then randomized, then capped.
-    ExponentialRandom {
-        /// The first middle wait, ms.
-        initial_millis: u64,
-        /// Factor per attempt (default 1.5).
-        multiplier: f64,
-        /// Randomization factor (default 0.5).
-        factor: f64,
-        /// Cap, ms; honoured only with a multiplier and a factor.
-        max_wait_millis: Option<u64>,
-    },
-    /// `intervalBiFunction`: a Java class, which cannot run here.
+    /// One of Resilience4j's `IntervalFunction` factories (a constant wait included).
+    Function(IntervalFunction),
+    /// `intervalBiFunction`: a Java class, which cannot run here (give one in code).
     Custom {
         /// The class name as written.
         class: String,
@@ -260,20 +234,9 @@ impl Schema for Retry {
     }
 }
 
-const INVALID_INTERVAL: &str = "a duration of at least 1ms";
-
-fn interval_error(path: &str, setting: &str, b: &Bound, millis: u64) -> Box<ConfigError> {
-    build_error(
-        path,
-        setting,
-        b,
-        format!("Illegal argument interval: {millis} millis is less than 1"),
-        INVALID_INTERVAL,
-    )
-}
-
 fn millis_of(path: &str, setting: &str, b: &Bound) -> Result<u64, Box<ConfigError>> {
     match &b.val {
+        // Spring's layer reads `Duration.toMillis()`, which throws past a Java long.
         Val::Duration(d) => to_millis(d).ok_or_else(|| {
             build_error(
                 path,
@@ -287,103 +250,64 @@ fn millis_of(path: &str, setting: &str, b: &Bound) -> Result<u64, Box<ConfigErro
     }
 }
 
-fn double(block: &Block<RetryKey>, id: RetryKey) -> Option<f64> {
-    match block.get(id).map(|b| &b.val) {
+fn signed(b: &Bound) -> Option<SignedDuration> {
+    match &b.val {
+        Val::Duration(d) => Some(SignedDuration::from_nanos(d.0)),
+        _ => None,
+    }
+}
+
+fn double(b: Option<&Bound>) -> Option<f64> {
+    match b.map(|b| &b.val) {
         Some(Val::Double(v)) => Some(*v),
         _ => None,
     }
 }
 
-/// `configureRetryIntervalFunction`: the function a block with `waitDuration` installs,
-/// checked as the `IntervalFunction` factories check at creation.
+/// `configureRetryIntervalFunction`: the function a block with `waitDuration` installs, chosen
+/// and checked by breaker-core from the block's properties after the copy from its base
+/// (Resilience4j's factories accept a capped backoff from 0 ms and fail at the first retry, so
+/// the check runs in exact-Resilience4j mode; see [`ResolvedRetry::lint`]).
 fn interval(
     path: &str,
     wait: &Bound,
     block: &Block<RetryKey>,
     merged: &Merged<RetryKey>,
 ) -> Result<RetryInterval, Box<ConfigError>> {
-    let initial = millis_of(path, "waitDuration", wait)?;
-    let flag = |id| merged_bool(merged, id).is_some_and(|(v, _)| v);
-    let multiplier = match merged.get(&K::ExponentialBackoffMultiplier) {
-        Some((
-            Bound {
-                val: Val::Double(m),
-                ..
-            },
-            _,
-        )) => Some(*m),
-        _ => None,
+    millis_of(path, "waitDuration", wait)?;
+    let copied = |id| merged.get(&id).map(|(b, _)| b);
+    if let Some(cap) = copied(K::ExponentialMaxWaitDuration) {
+        millis_of(path, "exponentialMaxWaitDuration", cap)?;
+    }
+    let props = RetryWaitProperties {
+        wait_duration: signed(wait),
+        enable_exponential_backoff: merged_bool(merged, K::EnableExponentialBackoff).map(|v| v.0),
+        exponential_backoff_multiplier: double(copied(K::ExponentialBackoffMultiplier)),
+        exponential_max_wait_duration: copied(K::ExponentialMaxWaitDuration).and_then(signed),
+        enable_randomized_wait: merged_bool(merged, K::EnableRandomizedWait).map(|v| v.0),
+        randomized_wait_factor: double(block.get(K::RandomizedWaitFactor)),
     };
-    let cap = match merged.get(&K::ExponentialMaxWaitDuration) {
-        Some((b, _)) => Some((millis_of(path, "exponentialMaxWaitDuration", b)?, b)),
-        None => None,
-    };
-    let factor = double(block, K::RandomizedWaitFactor);
-    let need_initial = |i: RetryInterval| {
-        if initial < 1 {
-            Err(interval_error(path, "waitDuration", wait, initial))
-        } else {
-            Ok(i)
+    let built = RetryConfig::builder()
+        .wait_properties(&props)
+        .exact_resilience4j(true)
+        .build();
+    match built {
+        Ok(c) => Ok(RetryInterval::Function(
+            c.interval_function()
+                .cloned()
+                .unwrap_or(IntervalFunction::Constant {
+                    interval_millis: 500,
+                }),
+        )),
+        Err(e) => {
+            let at = match e.setting() {
+                "exponentialMaxWaitDuration" => copied(K::ExponentialMaxWaitDuration),
+                "randomizedWaitFactor" => block.get(K::RandomizedWaitFactor),
+                _ => None,
+            }
+            .unwrap_or(wait);
+            Err(core_error(path, &e, Some(at)))
         }
-    };
-    let need_cap = |i: RetryInterval, (max, b): (u64, &Bound)| {
-        if max < 1 {
-            Err(interval_error(path, "exponentialMaxWaitDuration", b, max))
-        } else {
-            Ok(i)
-        }
-    };
-    match (
-        flag(K::EnableExponentialBackoff),
-        flag(K::EnableRandomizedWait),
-    ) {
-        (true, true) => match (multiplier, factor, cap) {
-            // The cap counts only with both a multiplier and a factor; then the first wait
-            // is checked only when used (at the first retry).
-            (Some(m), Some(f), Some(c)) => need_cap(
-                RetryInterval::ExponentialRandom {
-                    initial_millis: initial,
-                    multiplier: m,
-                    factor: f,
-                    max_wait_millis: Some(c.0),
-                },
-                c,
-            ),
-            (Some(m), f, _) => need_initial(RetryInterval::ExponentialRandom {
-                initial_millis: initial,
-                multiplier: m,
-                factor: f.unwrap_or(0.5),
-                max_wait_millis: None,
-            }),
-            (None, _, _) => need_initial(RetryInterval::ExponentialRandom {
-                initial_millis: initial,
-                multiplier: 1.5,
-                factor: 0.5,
-                max_wait_millis: None,
-            }),
-        },
-        (true, false) => match (multiplier, cap) {
-            (Some(m), Some(c)) => need_cap(
-                RetryInterval::Exponential {
-                    initial_millis: initial,
-                    multiplier: m,
-                    max_wait_millis: Some(c.0),
-                },
-                c,
-            ),
-            (m, _) => need_initial(RetryInterval::Exponential {
-                initial_millis: initial,
-                multiplier: m.unwrap_or(1.5),
-                max_wait_millis: None,
-            }),
-        },
-        (false, true) => need_initial(RetryInterval::Randomized {
-            interval_millis: initial,
-            factor: factor.unwrap_or(0.5),
-        }),
-        (false, false) => Ok(RetryInterval::Constant {
-            wait_millis: initial,
-        }),
     }
 }
 
@@ -402,7 +326,9 @@ impl Module for Retry {
             name: name.to_string(),
             base: Base::LibraryDefaults,
             max_attempts: Setting::default(3),
-            interval: Setting::default(RetryInterval::Constant { wait_millis: 500 }),
+            interval: Setting::default(RetryInterval::Function(IntervalFunction::Constant {
+                interval_millis: 500,
+            })),
             retry_exception_predicate: Setting::default(None),
             result_predicate: Setting::default(None),
             consume_result_before_retry_attempt: Setting::default(None),
@@ -468,15 +394,17 @@ impl Module for Retry {
     fn lint(r: &ResolvedRetry, warnings: &mut Vec<Warning>) {
         let capped_from_zero = matches!(
             r.interval.value,
-            RetryInterval::Exponential {
-                initial_millis: 0,
-                max_wait_millis: Some(_),
-                ..
-            } | RetryInterval::ExponentialRandom {
-                initial_millis: 0,
-                max_wait_millis: Some(_),
-                ..
-            }
+            RetryInterval::Function(
+                IntervalFunction::Exponential {
+                    initial_millis: 0,
+                    max_millis: Some(_),
+                    ..
+                } | IntervalFunction::ExponentialRandom {
+                    initial_millis: 0,
+                    max_millis: Some(_),
+                    ..
+                }
+            )
         );
         if !capped_from_zero {
             return;
@@ -488,7 +416,7 @@ impl Module for Retry {
         warnings.push(Warning::new(
             r.interval.origin.clone(),
             format!("{}.{block}.waitDuration", Retry::PREFIX),
-            "a first wait of 0 ms with backoff and an exponentialMaxWaitDuration: Resilience4j starts with it, then throws 'Illegal argument interval: 0 millis is less than 1' at the first retry".into(),
+            "a first wait of 0 ms with backoff and an exponentialMaxWaitDuration: Resilience4j starts with it and fails the first retried call ('Illegal argument interval: 0 millis is less than 1'); breaker refuses it when it builds the retry, unless in exact-Resilience4j mode".into(),
         ));
     }
 
@@ -502,78 +430,67 @@ impl Module for Retry {
     }
 }
 
-fn millis_json(m: u64) -> Value {
-    Value::from(m)
-}
-
 impl ResolvedRetry {
     /// The settings as in `NN.modules.expected.json` (durations in ms; the wait fields
     /// describe the interval function in force).
     pub fn to_json(&self) -> Value {
-        let (wait, exp, rnd, mult, cap, factor, custom): (
-            Value,
-            bool,
-            bool,
-            Value,
-            Value,
-            Value,
-            Value,
-        ) = match &self.interval.value {
-            RetryInterval::Constant { wait_millis } => (
-                millis_json(*wait_millis),
+        let null = Value::Null;
+        let (wait, exp, rnd, mult, cap, factor, custom) = match &self.interval.value {
+            RetryInterval::Function(IntervalFunction::Constant { interval_millis }) => (
+                json!(interval_millis),
                 false,
                 false,
-                Value::Null,
-                Value::Null,
-                Value::Null,
-                Value::Null,
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                null,
             ),
-            RetryInterval::Exponential {
+            RetryInterval::Function(IntervalFunction::Exponential {
                 initial_millis,
                 multiplier,
-                max_wait_millis,
-            } => (
-                millis_json(*initial_millis),
+                max_millis,
+            }) => (
+                json!(initial_millis),
                 true,
                 false,
                 json!(multiplier),
-                json!(max_wait_millis),
-                Value::Null,
-                Value::Null,
+                json!(max_millis),
+                null.clone(),
+                null,
             ),
-            RetryInterval::Randomized {
+            RetryInterval::Function(IntervalFunction::Randomized {
                 interval_millis,
-                factor,
-            } => (
-                millis_json(*interval_millis),
+                randomization_factor,
+            }) => (
+                json!(interval_millis),
                 false,
                 true,
-                Value::Null,
-                Value::Null,
-                json!(factor),
-                Value::Null,
+                null.clone(),
+                null.clone(),
+                json!(randomization_factor),
+                null,
             ),
-            RetryInterval::ExponentialRandom {
+            RetryInterval::Function(IntervalFunction::ExponentialRandom {
                 initial_millis,
                 multiplier,
-                factor,
-                max_wait_millis,
-            } => (
-                millis_json(*initial_millis),
+                randomization_factor,
+                max_millis,
+            }) => (
+                json!(initial_millis),
                 true,
                 true,
                 json!(multiplier),
-                json!(max_wait_millis),
-                json!(factor),
-                Value::Null,
+                json!(max_millis),
+                json!(randomization_factor),
+                null,
             ),
             RetryInterval::Custom { class } => (
-                Value::Null,
+                null.clone(),
                 false,
                 false,
-                Value::Null,
-                Value::Null,
-                Value::Null,
+                null.clone(),
+                null.clone(),
+                null,
                 json!(class),
             ),
         };

@@ -15,7 +15,10 @@ use crate::model::{Base, Setting, ValueSource};
 use crate::schema::Schema;
 use crate::validate::{Val, COUNT_ALLOWED};
 
-use super::common::{at_least_one, buffer_size, build_error, ms, object, set, source};
+use super::common::{
+    at_least_one, bool_at, buffer_size, build_error, core_error, duration_at, int_at, ms, object,
+    set, source, unsigned,
+};
 use super::family::{Merged, Module};
 
 /// A bindable `resilience4j.thread-pool-bulkhead` property.
@@ -191,59 +194,71 @@ impl Module for ThreadPoolBulkhead {
         _merged: &Merged<ThreadPoolKey>,
         l: &ValueSource,
     ) -> Result<ResolvedThreadPoolBulkhead, Box<ConfigError>> {
-        let mut sizes_from: Option<(&Bound, &str)> = None;
-        for (id, b) in &block.values {
-            match (*id, &b.val) {
-                (K::QueueCapacity, Val::Int(v)) if *v >= 0 => set(&mut r.queue_capacity, *v, b, l),
-                (K::CoreThreadPoolSize, Val::Int(v)) if *v > 0 => {
-                    set(&mut r.core_thread_pool_size, Some(*v), b, l);
-                    sizes_from = sizes_from.or(Some((b, "coreThreadPoolSize")));
-                }
-                (K::MaxThreadPoolSize, Val::Int(v)) if *v > 0 => {
-                    set(&mut r.max_thread_pool_size, Some(*v), b, l);
-                    sizes_from = Some((b, "maxThreadPoolSize"));
-                }
-                (K::KeepAliveDuration, Val::Duration(d)) => {
-                    if d.millis() < 0 {
-                        return Err(build_error(
-                            &block.path,
-                            "keepAliveDuration",
-                            b,
-                            "keepAliveDuration must be a positive integer value >= 0".into(),
-                            "a duration of at least 0ms",
-                        ));
-                    }
-                    set(
-                        &mut r.keep_alive_duration,
-                        d.to_std().unwrap_or_default(),
-                        b,
-                        l,
-                    )
-                }
-                (K::WritableStackTraceEnabled, Val::Bool(v)) => {
-                    set(&mut r.writable_stack_trace_enabled, *v, b, l)
-                }
-                (K::ContextPropagators, Val::Names(n)) => {
-                    let mut all = r.context_propagators.value.clone().unwrap_or_default();
-                    all.extend(n.iter().cloned());
-                    set(&mut r.context_propagators, Some(all), b, l)
-                }
-                _ => {}
-            }
+        // Java `int`s whose unset values are 0 and -1: out-of-range values are skipped.
+        let queue = int_at(block, K::QueueCapacity).filter(|(_, v)| *v >= 0);
+        let core_size = int_at(block, K::CoreThreadPoolSize).filter(|(_, v)| *v > 0);
+        let max_size = int_at(block, K::MaxThreadPoolSize).filter(|(_, v)| *v > 0);
+        let keep_alive = duration_at(block, K::KeepAliveDuration);
+        // `buildConfig(from(base), props)`: the core builder checks this level, in Spring's
+        // order, then maxThreadPoolSize >= coreThreadPoolSize.
+        let mut core = r.to_core_builder();
+        if let Some((_, v)) = queue {
+            core = core.queue_capacity(i64::from(v));
         }
-        // `build()`: checked at every level of the chain, with the machine defaults.
-        if r.max_threads() < r.core_threads() {
-            let Some((b, setting)) = sizes_from else {
-                return Ok(r); // nothing here changed the sizes: the base passed
+        if let Some((_, v)) = core_size {
+            core = core.core_thread_pool_size(i64::from(v));
+        }
+        if let Some((_, v)) = max_size {
+            core = core.max_thread_pool_size(i64::from(v));
+        }
+        if let Some((_, d)) = keep_alive {
+            core = core.keep_alive_duration(d);
+        }
+        core.build().map_err(|e| {
+            let at = match e.setting() {
+                "keepAliveDuration" => keep_alive.map(|v| v.0),
+                "queueCapacity" => queue.map(|v| v.0),
+                "coreThreadPoolSize" => core_size.map(|v| v.0),
+                // Below the core size: point at the size this block set.
+                _ => match (max_size, core_size) {
+                    (None, Some((b, _))) => {
+                        let allowed = format!("at most maxThreadPoolSize ({})", r.max_threads());
+                        let message = e.message().to_string();
+                        return build_error(
+                            &block.path,
+                            "coreThreadPoolSize",
+                            b,
+                            message,
+                            &allowed,
+                        );
+                    }
+                    (max, _) => max.map(|v| v.0),
+                },
             };
-            return Err(build_error(
-                &block.path,
-                setting,
-                b,
-                "maxThreadPoolSize must be a greater than or equals to coreThreadPoolSize"
-                    .into(),
-                "a maxThreadPoolSize at least coreThreadPoolSize (an unset maxThreadPoolSize is the number of processors)",
-            ));
+            core_error(&block.path, &e, at)
+        })?;
+        if let Some((b, v)) = queue {
+            set(&mut r.queue_capacity, v, b, l);
+        }
+        if let Some((b, v)) = core_size {
+            set(&mut r.core_thread_pool_size, Some(v), b, l);
+        }
+        if let Some((b, v)) = max_size {
+            set(&mut r.max_thread_pool_size, Some(v), b, l);
+        }
+        if let Some((b, d)) = keep_alive {
+            set(&mut r.keep_alive_duration, unsigned(d), b, l);
+        }
+        if let Some((b, v)) = bool_at(block, K::WritableStackTraceEnabled) {
+            set(&mut r.writable_stack_trace_enabled, v, b, l);
+        }
+        // The builder accumulates propagators: the base chain's first.
+        if let Some(b) = block.get(K::ContextPropagators) {
+            if let Val::Names(n) = &b.val {
+                let mut all = r.context_propagators.value.clone().unwrap_or_default();
+                all.extend(n.iter().cloned());
+                set(&mut r.context_propagators, Some(all), b, l);
+            }
         }
         Ok(r)
     }

@@ -13,7 +13,10 @@ use crate::model::{Base, Setting, ValueSource};
 use crate::schema::Schema;
 use crate::validate::{Val, COUNT_ALLOWED};
 
-use super::common::{at_least_one, buffer_size, ms, negative, object, set, source, std_duration};
+use super::common::{
+    at_least_one, bool_at, buffer_size, core_error, duration_at, ms, negative, object, set, source,
+    unsigned,
+};
 use super::family::{Merged, Module};
 
 /// A bindable `resilience4j.timelimiter` property.
@@ -125,16 +128,20 @@ impl Module for TimeLimiter {
         _merged: &Merged<TimeLimiterKey>,
         l: &ValueSource,
     ) -> Result<ResolvedTimeLimiter, Box<ConfigError>> {
-        for (id, b) in &block.values {
-            match (*id, &b.val) {
-                (K::TimeoutDuration, Val::Duration(d)) => {
-                    set(&mut r.timeout_duration, std_duration(d), b, l)
-                }
-                (K::CancelRunningFuture, Val::Bool(v)) => {
-                    set(&mut r.cancel_running_future, *v, b, l)
-                }
-                _ => {}
-            }
+        let timeout = duration_at(block, K::TimeoutDuration);
+        // `buildConfig(from(base), props)`: the core builder checks this level (Spring's
+        // setter has already refused a negative timeout).
+        let mut core = r.to_core_builder();
+        if let Some((_, d)) = timeout {
+            core = core.timeout_duration(d);
+        }
+        core.build()
+            .map_err(|e| core_error(&block.path, &e, timeout.map(|v| v.0)))?;
+        if let Some((b, d)) = timeout {
+            set(&mut r.timeout_duration, unsigned(d), b, l);
+        }
+        if let Some((b, v)) = bool_at(block, K::CancelRunningFuture) {
+            set(&mut r.cancel_running_future, v, b, l);
         }
         Ok(r)
     }
