@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::error::Warning;
 use crate::json::instance_json;
 use crate::load::{Loaded, Loader};
+use crate::modules::{module_core_configs, ModuleRegistries};
 use crate::registry_build::{core_configs, registry_from_loaded, RegistryLoadError};
 use crate::watch::Watch;
 
@@ -91,6 +92,7 @@ struct Current {
 
 pub(crate) struct LiveInner {
     registry: Registry,
+    modules: ModuleRegistries,
     loader: Loader,
     paths: Vec<PathBuf>,
     catalog: ErrorCatalog,
@@ -102,8 +104,12 @@ pub(crate) struct LiveInner {
 /// A [`Registry`] built from Spring files and reloaded from them on demand
 /// ([`reload`](Self::reload)) or when they change on disk ([`watch`](Self::watch)).
 ///
-/// A reload is all or nothing: if anything in the new files is invalid, no breaker changes,
-/// the previous config keeps serving, and the error is reported three ways: a
+/// It also keeps the retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter
+/// registries ([`module_registries`](Self::module_registries)) in step with the same files.
+///
+/// A reload is all or nothing across every section: if anything in the new files is invalid
+/// (a breaker setting, a retry setting, an aspect order...), no breaker, retry, limiter or
+/// bulkhead changes, the previous config keeps serving, and the error is reported three ways: a
 /// [`ReloadEvent::Failed`] to listeners, an ERROR log line through `tracing`, and
 /// [`last_reload_error`](Self::last_reload_error). A successful reload replaces every
 /// instance's config in place: breakers keep their state (see breaker-core's "Replacing a
@@ -143,13 +149,16 @@ impl LiveConfig {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         let contents = read_all(&paths);
         let loaded = loader.load_files(&paths)?;
+        let modules = module_core_configs(&loaded, &catalog)?;
         let registry = registry_from_loaded(&loaded, &catalog)?;
+        let modules = ModuleRegistries::from_core_configs(modules);
         for w in &loaded.warnings {
             tracing::warn!("{w}");
         }
         Ok(LiveConfig {
             inner: Arc::new(LiveInner {
                 registry,
+                modules,
                 loader,
                 paths,
                 catalog,
@@ -163,6 +172,12 @@ impl LiveConfig {
     /// The registry. Hand it to `resilience4rs::init` for `#[circuit_breaker]` fns.
     pub fn registry(&self) -> &Registry {
         &self.inner.registry
+    }
+
+    /// The retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter registries,
+    /// reloaded together with the circuit breakers.
+    pub fn module_registries(&self) -> &ModuleRegistries {
+        &self.inner.modules
     }
 
     /// The files, in override order.
@@ -237,21 +252,27 @@ impl LiveInner {
         if !force && contents == cur.contents {
             return Ok(None);
         }
+        // Every section is converted and checked before anything is applied.
         let result = self
             .loader
             .load_files(&self.paths)
             .map_err(RegistryLoadError::from)
-            .and_then(|loaded| core_configs(&loaded, &self.catalog).map(|c| (loaded, c)));
+            .and_then(|loaded| {
+                let configs = core_configs(&loaded, &self.catalog)?;
+                let modules = module_core_configs(&loaded, &self.catalog)?;
+                Ok((loaded, configs, modules))
+            });
         let event = match result {
-            Ok((loaded, configs)) => {
+            Ok((loaded, configs, modules)) => {
                 let report = diff(&cur.loaded, &loaded);
                 configs.apply_buffer_sizes(&self.registry);
                 self.registry
                     .apply(configs.default_config, Vec::new(), configs.instances);
+                self.modules.apply(modules);
                 for w in &loaded.warnings {
                     tracing::warn!("{w}");
                 }
-                tracing::info!(files = ?self.paths, "circuit-breaker config reloaded: {report}");
+                tracing::info!(files = ?self.paths, "resilience4j config reloaded: {report}");
                 *cur = Current { contents, loaded };
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 ReloadEvent::Applied(report)
@@ -259,7 +280,7 @@ impl LiveInner {
             Err(e) => {
                 // Remember the bad content so the watcher does not retry it in a loop.
                 cur.contents = contents;
-                tracing::error!(files = ?self.paths, "circuit-breaker config reload rejected, previous config kept: {e}");
+                tracing::error!(files = ?self.paths, "resilience4j config reload rejected, previous config kept: {e}");
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
                 ReloadEvent::Failed(e)
             }

@@ -115,7 +115,7 @@ pub(crate) fn build_error(
 /// A duration in milliseconds: an integer when whole, else a fraction (500 ns = 0.0005).
 pub(crate) fn ms(d: Duration) -> Value {
     let nanos = d.as_nanos();
-    if nanos % 1_000_000 == 0 {
+    if nanos.is_multiple_of(1_000_000) {
         Value::from(u64::try_from(nanos / 1_000_000).unwrap_or(u64::MAX))
     } else {
         json!(nanos as f64 / 1e6)

@@ -83,6 +83,9 @@ pub struct ModuleConfig<R> {
     /// What a name not listed gets (`configs.default` over the library defaults), or why
     /// that config is invalid.
     pub default_config: Result<R, ConfigError>,
+    /// Every valid `configs` entry as Spring builds it for the registry (`default` included):
+    /// the configs an annotation's `configuration` attribute can name.
+    pub configs: BTreeMap<String, R>,
 }
 
 impl<R> ModuleConfig<R> {
@@ -335,7 +338,7 @@ pub(crate) fn resolve<M: Module>(sec: &Section<M::Id>) -> ModuleConfig<M::Resolv
     }
     let default_state = sim.state.get(&default_key).cloned().unwrap_or_default();
     // What a name not listed gets: configs.default (itself built on the library defaults).
-    let default_config = match built.remove("default") {
+    let default_config = match built.get("default").cloned() {
         Some(r) => r.map(|mut r| {
             M::identify(&mut r, "default", Base::DefaultConfig);
             r
@@ -346,9 +349,23 @@ pub(crate) fn resolve<M: Module>(sec: &Section<M::Id>) -> ModuleConfig<M::Resolv
         M::finish(&mut r, &default_state, &default_state, false);
         r
     });
+    let configs = built
+        .into_iter()
+        .filter_map(|(name, r)| {
+            let mut r = r.ok()?;
+            let state = sim
+                .state
+                .get(&(true, name.clone()))
+                .cloned()
+                .unwrap_or_default();
+            M::finish(&mut r, &state, &state, false);
+            Some((name, r))
+        })
+        .collect();
     ModuleConfig {
         instances,
         errors,
         default_config,
+        configs,
     }
 }

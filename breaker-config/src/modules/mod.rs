@@ -11,6 +11,7 @@ mod common;
 mod family;
 mod java_order;
 mod ratelimiter;
+mod registries;
 mod retry;
 mod threadpool;
 mod timelimiter;
@@ -28,6 +29,10 @@ pub use aspect_order::AspectOrder;
 pub use bulkhead::ResolvedBulkhead;
 pub use family::ModuleConfig;
 pub use ratelimiter::ResolvedRateLimiter;
+pub use registries::{
+    module_core_configs, module_registries_from_loaded, CoreSection, ModuleCoreConfigs,
+    ModuleRegistries,
+};
 pub use retry::{ResolvedRetry, RetryInterval};
 pub use threadpool::ResolvedThreadPoolBulkhead;
 pub use timelimiter::ResolvedTimeLimiter;

@@ -9,9 +9,11 @@ use breaker_core::retry::{RetryConfig, RetryWaitProperties};
 use breaker_core::{IntervalFunction, SignedDuration};
 
 use crate::bind::{Block, Bound};
+use crate::catalog::{push_unclaimed, ExceptionList, UnclaimedName};
 use crate::error::{ConfigError, Warning};
 use crate::keys::Kind;
 use crate::model::{Base, Setting, ValueSource};
+use crate::origin::Origin;
 use crate::schema::Schema;
 use crate::validate::{Val, COUNT_ALLOWED};
 use crate::yaml::java_double;
@@ -85,6 +87,10 @@ pub struct ResolvedRetry {
     pub fail_after_max_attempts: Setting<bool>,
     /// `eventConsumerBufferSize`, >= 1 (default 100).
     pub event_consumer_buffer_size: Setting<i32>,
+    /// Positions of each `retryExceptions` item, parallel to the names.
+    pub retry_exceptions_origins: Vec<Origin>,
+    /// Positions of each `ignoreExceptions` item, parallel to the names.
+    pub ignore_exceptions_origins: Vec<Origin>,
 }
 
 /// `resilience4j.retry`.
@@ -336,6 +342,8 @@ impl Module for Retry {
             ignore_exceptions: Setting::default(None),
             fail_after_max_attempts: Setting::default(false),
             event_consumer_buffer_size: Setting::default(100),
+            retry_exceptions_origins: Vec::new(),
+            ignore_exceptions_origins: Vec::new(),
         }
     }
 
@@ -356,10 +364,12 @@ impl Module for Retry {
                     set(&mut r.retry_exception_predicate, Some(t.clone()), b, l)
                 }
                 (K::IgnoreExceptions, Val::Names(n)) => {
-                    set(&mut r.ignore_exceptions, Some(n.clone()), b, l)
+                    set(&mut r.ignore_exceptions, Some(n.clone()), b, l);
+                    r.ignore_exceptions_origins = b.item_origins.clone();
                 }
                 (K::RetryExceptions, Val::Names(n)) => {
-                    set(&mut r.retry_exceptions, Some(n.clone()), b, l)
+                    set(&mut r.retry_exceptions, Some(n.clone()), b, l);
+                    r.retry_exceptions_origins = b.item_origins.clone();
                 }
                 (K::ResultPredicate, Val::Text(t)) => {
                     set(&mut r.result_predicate, Some(t.clone()), b, l)
@@ -557,5 +567,40 @@ impl ResolvedRetry {
                 source(&self.event_consumer_buffer_size),
             ),
         ])
+    }
+}
+
+impl super::ModuleConfig<ResolvedRetry> {
+    /// Every `retryExceptions` / `ignoreExceptions` name (of every instance and of the default
+    /// config) for which `is_claimed` returns false, each reported once per retry and list.
+    pub fn unclaimed_exception_names(
+        &self,
+        is_claimed: &dyn Fn(&str) -> bool,
+    ) -> Vec<UnclaimedName> {
+        let mut out = Vec::new();
+        for r in self
+            .instances
+            .values()
+            .chain(self.default_config.as_ref().ok())
+        {
+            push_unclaimed(
+                &r.name,
+                [
+                    (
+                        ExceptionList::RetryExceptions,
+                        &r.retry_exceptions.value,
+                        &r.retry_exceptions_origins,
+                    ),
+                    (
+                        ExceptionList::RetryIgnoreExceptions,
+                        &r.ignore_exceptions.value,
+                        &r.ignore_exceptions_origins,
+                    ),
+                ],
+                is_claimed,
+                &mut out,
+            );
+        }
+        out
     }
 }
