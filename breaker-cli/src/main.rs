@@ -1,11 +1,17 @@
-//! `breaker`: checks and explains Spring Boot circuit-breaker configuration files.
+//! `breaker`: checks, explains and simulates Spring Boot circuit-breaker configuration files.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod describe;
+mod explain;
+mod load;
+mod progress;
+mod simulate;
 mod text;
+mod units;
 
 /// Circuit breakers that behave like Resilience4j: configuration tools.
 #[derive(Parser, Debug)]
@@ -41,6 +47,8 @@ enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    Simulate(simulate::SimulateArgs),
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +60,8 @@ fn main() -> ExitCode {
             strict,
             files,
         } => check(profiles, json, strict, &files),
+        Command::Simulate(args) => simulate::run(args),
+        Command::Explain(args) => explain::run(args),
     }
 }
 
