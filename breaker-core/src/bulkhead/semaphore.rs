@@ -581,11 +581,19 @@ mod loom_models {
     use loom::sync::atomic::AtomicUsize;
     use loom::thread;
 
+    /// Every interleaving with up to 3 preemptions (loom's usual bound; unbounded, the
+    /// three-thread model runs for hours).
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(f);
+    }
+
     /// Two callers and one queued waiter share one permit: never two in flight, every permit
     /// returned, the queue empty and its bit clear at the end.
     #[test]
     fn loom_one_permit_three_callers() {
-        loom::model(|| {
+        model(|| {
             let s = Arc::new(Semaphore::new(1, true, true, StdArc::new(())));
             let in_flight = Arc::new(AtomicUsize::new(0));
             let caller = |s: Arc<Semaphore<()>>, in_flight: Arc<AtomicUsize>| {
@@ -624,7 +632,7 @@ mod loom_models {
     /// the release grants it to the waiter first or the waiter leaves first.
     #[test]
     fn loom_cancel_races_release() {
-        loom::model(|| {
+        model(|| {
             let s = Arc::new(Semaphore::new(1, true, true, StdArc::new(())));
             assert!(s.try_acquire());
             let Admission::Queued(w) = s.acquire_or_enqueue(None) else {
@@ -645,7 +653,7 @@ mod loom_models {
     /// decrease completes exactly once and the permit count stays consistent.
     #[test]
     fn loom_barging_and_shrink() {
-        loom::model(|| {
+        model(|| {
             let s = Arc::new(Semaphore::new(2, false, true, StdArc::new(2u32)));
             assert!(s.try_acquire());
             assert!(s.try_acquire());

@@ -291,13 +291,21 @@ mod loom_models {
     use loom::sync::Arc;
     use loom::thread;
 
+    /// Every interleaving with up to 3 preemptions (loom's usual bound; unbounded, the
+    /// three-thread model runs for hours).
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(f);
+    }
+
     /// Two threads acquire one permit each from a limiter with one permit per cycle and a
     /// timeout of one cycle: whatever the interleaving of their load / compute / CAS loops,
     /// exactly one gets the permit now, the other reserves the next cycle's, and the stored
     /// permissions end at -1 (a lost update would leave 0).
     #[test]
     fn loom_cas_loops_never_lose_an_update() {
-        loom::model(|| {
+        model(|| {
             let p = Params {
                 version: 0,
                 period: 100,
