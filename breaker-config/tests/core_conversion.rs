@@ -219,3 +219,33 @@ fn every_shared_fixture_module_instance_builds_in_core() {
     }
     assert!(built >= 70, "only {built} module instances");
 }
+
+/// Configs built for the module registries run on the clock given (a `ManualClock` in tests).
+#[test]
+fn module_configs_take_the_clock_given() {
+    use std::sync::Arc;
+    let yaml = "
+resilience4j.ratelimiter.instances.api: { limitForPeriod: 1, limitRefreshPeriod: 1s }
+resilience4j.retry.instances.api: { maxAttempts: 2 }
+";
+    let loaded = Loader::new()
+        .env(Default::default())
+        .load_str("application.yml", Format::Yaml, yaml)
+        .unwrap();
+    let clock: Arc<dyn breaker_core::Clock> = Arc::new(breaker_core::ManualClock::at_epoch_millis(
+        1_700_000_000_000,
+    ));
+    let c = breaker_config::modules::module_core_configs_with_clock(
+        &loaded,
+        &ErrorCatalog::new(),
+        Some(&clock),
+    )
+    .unwrap();
+    let (_, limiter) = &c.rate_limiter.instances[0];
+    assert!(Arc::ptr_eq(limiter.clock(), &clock));
+    assert!(Arc::ptr_eq(c.retry.instances[0].1.clock(), &clock));
+    assert!(Arc::ptr_eq(c.retry.default_config.clock(), &clock));
+    // Without one, the system clock.
+    let c = breaker_config::modules::module_core_configs(&loaded, &ErrorCatalog::new()).unwrap();
+    assert!(!Arc::ptr_eq(c.rate_limiter.instances[0].1.clock(), &clock));
+}

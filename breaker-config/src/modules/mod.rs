@@ -30,8 +30,8 @@ pub use bulkhead::ResolvedBulkhead;
 pub use family::ModuleConfig;
 pub use ratelimiter::ResolvedRateLimiter;
 pub use registries::{
-    module_core_configs, module_registries_from_loaded, CoreSection, ModuleCoreConfigs,
-    ModuleRegistries,
+    module_core_configs, module_core_configs_with_clock, module_registries_from_loaded,
+    CoreSection, ModuleCoreConfigs, ModuleRegistries,
 };
 pub use retry::{ResolvedRetry, RetryInterval};
 pub use threadpool::ResolvedThreadPoolBulkhead;

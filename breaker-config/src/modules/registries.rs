@@ -3,13 +3,16 @@
 //! them at start-up: the default config, every named config, every listed instance created
 //! eagerly with its `eventConsumerBufferSize`.
 
+use std::sync::Arc;
+
 use breaker_core::bulkhead::{
-    BulkheadConfig, BulkheadRegistry, ThreadPoolBulkheadConfig, ThreadPoolBulkheadRegistry,
+    BulkheadConfig, BulkheadConfigBuilder, BulkheadRegistry, ThreadPoolBulkheadConfig,
+    ThreadPoolBulkheadConfigBuilder, ThreadPoolBulkheadRegistry,
 };
-use breaker_core::ratelimiter::{RateLimiterConfig, RateLimiterRegistry};
-use breaker_core::retry::{RetryConfig, RetryRegistry};
-use breaker_core::timelimiter::{TimeLimiterConfig, TimeLimiterRegistry};
-use breaker_core::ErrorCatalog;
+use breaker_core::ratelimiter::{RateLimiterConfig, RateLimiterConfigBuilder, RateLimiterRegistry};
+use breaker_core::retry::{RetryConfig, RetryConfigBuilder, RetryRegistry};
+use breaker_core::timelimiter::{TimeLimiterConfig, TimeLimiterConfigBuilder, TimeLimiterRegistry};
+use breaker_core::{Clock, ErrorCatalog};
 
 use crate::error::ConfigError;
 use crate::load::Loaded;
@@ -43,6 +46,14 @@ pub struct ModuleCoreConfigs {
     pub thread_pool_bulkhead: CoreSection<ThreadPoolBulkheadConfig>,
     /// `resilience4j.ratelimiter`.
     pub rate_limiter: CoreSection<RateLimiterConfig>,
+}
+
+/// `builder.clock(clock)` when a clock is given.
+fn on<B>(builder: B, clock: Option<&Arc<dyn Clock>>, set: fn(B, Arc<dyn Clock>) -> B) -> B {
+    match clock {
+        Some(c) => set(builder, c.clone()),
+        None => builder,
+    }
 }
 
 fn section<R, C>(
@@ -104,6 +115,19 @@ pub fn module_core_configs(
     loaded: &Loaded,
     catalog: &ErrorCatalog,
 ) -> Result<ModuleCoreConfigs, RegistryLoadError> {
+    module_core_configs_with_clock(loaded, catalog, None)
+}
+
+/// [`module_core_configs`] whose configs run on `clock` when given (retry waits, timeouts,
+/// rate-limiter cycles and event times; a `ManualClock` in tests).
+///
+/// # Errors
+/// As [`module_core_configs`].
+pub fn module_core_configs_with_clock(
+    loaded: &Loaded,
+    catalog: &ErrorCatalog,
+    clock: Option<&Arc<dyn Clock>>,
+) -> Result<ModuleCoreConfigs, RegistryLoadError> {
     let errors: Vec<ConfigError> = loaded.errors().into_iter().cloned().collect();
     if !errors.is_empty() {
         return Err(RegistryLoadError::Invalid(errors));
@@ -118,31 +142,38 @@ pub fn module_core_configs(
             &m.retry,
             "resilience4j.retry",
             |r| r.event_consumer_buffer_size.value,
-            |r| r.to_core_config(catalog),
+            |r| on(r.to_core_builder(catalog), clock, RetryConfigBuilder::clock).build(),
         )?,
         time_limiter: section(
             &m.time_limiter,
             "resilience4j.timelimiter",
             |r| r.event_consumer_buffer_size.value,
-            |r| r.to_core_config(),
+            |r| on(r.to_core_builder(), clock, TimeLimiterConfigBuilder::clock).build(),
         )?,
         bulkhead: section(
             &m.bulkhead,
             "resilience4j.bulkhead",
             |r| r.event_consumer_buffer_size.value,
-            |r| r.to_core_config(),
+            |r| on(r.to_core_builder(), clock, BulkheadConfigBuilder::clock).build(),
         )?,
         thread_pool_bulkhead: section(
             &m.thread_pool_bulkhead,
             "resilience4j.thread-pool-bulkhead",
             |r| r.event_consumer_buffer_size.value,
-            |r| r.to_core_config(),
+            |r| {
+                on(
+                    r.to_core_builder(),
+                    clock,
+                    ThreadPoolBulkheadConfigBuilder::clock,
+                )
+                .build()
+            },
         )?,
         rate_limiter: section(
             &m.rate_limiter,
             "resilience4j.ratelimiter",
             |r| r.event_consumer_buffer_size.value,
-            |r| r.to_core_config(),
+            |r| on(r.to_core_builder(), clock, RateLimiterConfigBuilder::clock).build(),
         )?,
     })
 }
