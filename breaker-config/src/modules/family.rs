@@ -89,13 +89,34 @@ pub struct ModuleConfig<R> {
 }
 
 impl<R> ModuleConfig<R> {
-    /// The configuration an instance named `name` gets: its entry, else the default config.
-    /// `None` when that entry is invalid.
+    /// The configuration the annotation `@Retry(name = "<name>")` (and its siblings) gets in
+    /// Spring: the instance's entry when listed; else, as the aspects look a config up by the
+    /// name, the config of that name when there is one; else the default config. `None` when
+    /// that entry or config is invalid.
+    ///
+    /// ```
+    /// let yaml = "
+    /// resilience4j.bulkhead:
+    ///   configs:
+    ///     default: { maxConcurrentCalls: 5 }
+    ///     reports: { maxConcurrentCalls: 2 }
+    /// ";
+    /// let loaded = breaker_config::Loader::new().env(Default::default())
+    ///     .load_str("application.yml", breaker_config::Format::Yaml, yaml).unwrap();
+    /// let b = &loaded.modules.bulkhead;
+    /// assert_eq!(b.config_for("reports").unwrap().max_concurrent_calls.value, 2);
+    /// assert_eq!(b.config_for("anything").unwrap().max_concurrent_calls.value, 5);
+    /// ```
     pub fn config_for(&self, name: &str) -> Option<&R> {
-        match self.instances.get(name) {
-            Some(i) => Some(i),
-            None if self.errors.contains_key(name) => None,
-            None => self.default_config.as_ref().ok(),
+        if let Some(i) = self.instances.get(name) {
+            return Some(i);
+        }
+        if self.errors.contains_key(name) || self.errors.contains_key(&format!("configs.{name}")) {
+            return None;
+        }
+        match self.configs.get(name) {
+            Some(c) if name != "default" => Some(c),
+            _ => self.default_config.as_ref().ok(),
         }
     }
 
