@@ -198,10 +198,9 @@ fn json_error_details_are_objects() {
     );
     // The entry with nothing under it binds no setting: not an instance, and a warning says so.
     assert!(v["instances"].get("paymentService").is_none());
-    assert!(v["warnings"][1]
-        .as_str()
-        .unwrap()
-        .contains("no setting binds under 'paymentService', so it is not an instance"));
+    assert!(v["warnings"][1].as_str().unwrap().contains(
+        "no circuit-breaker setting binds under 'paymentService', so it is not an instance"
+    ));
     let details = v["errorDetails"]
         .as_array()
         .expect("errorDetails is a list");

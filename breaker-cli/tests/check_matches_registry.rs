@@ -40,9 +40,9 @@ fn check(files: &[PathBuf], profiles: &[String], env: &HashMap<String, String>) 
 /// not classification).
 fn catalog_for(loader: &Loader, files: &[PathBuf]) -> ErrorCatalog {
     let loaded = loader.load_files(files).expect("loads");
-    loaded
-        .config
-        .unclaimed_in_catalog(&ErrorCatalog::new())
+    let mut names = loaded.config.unclaimed_in_catalog(&ErrorCatalog::new());
+    names.extend(loaded.modules.retry.unclaimed_exception_names(&|_| false));
+    names
         .into_iter()
         .fold(ErrorCatalog::new(), |c, n| c.acknowledge(n.name))
 }

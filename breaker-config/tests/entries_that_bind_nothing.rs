@@ -33,7 +33,7 @@ resilience4j.circuitbreaker:
       - java.util.concurrent.TimeoutException
 ";
 
-const MISINDENTED_WARNING: &str = "application.yml:6:9: resilience4j.circuitbreaker.instances.recordExceptions: no setting binds under 'recordExceptions', so it is not an instance (Spring Boot creates none); recordExceptions is a circuit-breaker setting: it probably belongs under 'backendA', the block just above, indented one level more";
+const MISINDENTED_WARNING: &str = "application.yml:6:9: resilience4j.circuitbreaker.instances.recordExceptions: no circuit-breaker setting binds under 'recordExceptions', so it is not an instance (Spring Boot creates none); recordExceptions is a circuit-breaker setting, not a name: it probably belongs under 'backendA', the block just above, indented one level further";
 
 #[test]
 fn a_misindented_setting_is_not_an_instance_and_the_warning_says_where_it_belongs() {
@@ -94,7 +94,7 @@ fn a_live_reload_that_adds_it_creates_no_breaker_and_warns() {
     assert_eq!(w.len(), 1);
     assert!(
         w[0].ends_with(
-            "it probably belongs under 'backendA', the block just above, indented one level more"
+            "it probably belongs under 'backendA', the block just above, indented one level further"
         ),
         "{w:?}"
     );
@@ -137,7 +137,7 @@ resilience4j.circuitbreaker:
     .iter()
     .map(|(n, line, col)| {
         format!(
-            "application.yml:{line}:{col}: resilience4j.circuitbreaker.instances.{n}: no setting binds under '{n}', so it is not an instance (Spring Boot creates none); a breaker named '{n}' gets the default config when first used (give it a setting, e.g. baseConfig: default, to create it at start-up)"
+            "application.yml:{line}:{col}: resilience4j.circuitbreaker.instances.{n}: no circuit-breaker setting binds under '{n}', so it is not an instance (Spring Boot creates none); made at run time, '{n}' gets the default config (give it a setting, e.g. baseConfig: default, to create it at start-up)"
         )
     })
     .collect();
@@ -180,8 +180,8 @@ resilience4j.circuitbreaker:
     assert_eq!(
         warnings(&l),
         [
-            "application.yml:3:5: resilience4j.circuitbreaker.configs.shared: no setting binds under 'shared', so it is not a config (Spring Boot creates none)",
-            "application.yml:5:9: resilience4j.circuitbreaker.configs.minimumNumberOfCalls: no setting binds under 'minimumNumberOfCalls', so it is not a config (Spring Boot creates none); minimumNumberOfCalls is a circuit-breaker setting: it probably belongs under 'shared', the block just above, indented one level more",
+            "application.yml:3:5: resilience4j.circuitbreaker.configs.shared: no circuit-breaker setting binds under 'shared', so it is not a config (Spring Boot creates none)",
+            "application.yml:5:9: resilience4j.circuitbreaker.configs.minimumNumberOfCalls: no circuit-breaker setting binds under 'minimumNumberOfCalls', so it is not a config (Spring Boot creates none); minimumNumberOfCalls is a circuit-breaker setting, not a name: it probably belongs under 'shared', the block just above, indented one level further",
         ]
     );
 }

@@ -130,7 +130,7 @@ pub struct CircuitBreakerConfig {
     pub(crate) record_result: Option<AnyPredicate>,
     pub(crate) error_catalog: ErrorCatalog,
     pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) resilience4j_late_calls_in_half_open: bool,
+    pub(crate) exact_resilience4j: bool,
     pub(crate) instance: InstanceSettings,
 }
 
@@ -185,7 +185,7 @@ impl Default for CircuitBreakerConfig {
             record_result: None,
             error_catalog: ErrorCatalog::new(),
             clock: SystemClock::shared(),
-            resilience4j_late_calls_in_half_open: false,
+            exact_resilience4j: false,
             instance: InstanceSettings::default(),
         }
     }
@@ -291,11 +291,10 @@ impl CircuitBreakerConfig {
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
     }
-    /// Whether HALF_OPEN follows Resilience4j's rule for late calls (exact Resilience4j
-    /// mode; default `false`). See
-    /// [`CircuitBreakerConfigBuilder::resilience4j_late_calls_in_half_open`].
-    pub fn resilience4j_late_calls_in_half_open(&self) -> bool {
-        self.resilience4j_late_calls_in_half_open
+    /// Exact Resilience4j mode (default `false`): HALF_OPEN follows Resilience4j's rule for
+    /// late calls. See [`CircuitBreakerConfigBuilder::exact_resilience4j`].
+    pub fn exact_resilience4j(&self) -> bool {
+        self.exact_resilience4j
     }
 
     /// Classifies an error as Resilience4j's `onError` does: ignored if it matches the ignore
@@ -376,10 +375,7 @@ impl fmt::Debug for CircuitBreakerConfig {
             .field("record_exception", &self.record_exception.is_some())
             .field("ignore_exception", &self.ignore_exception.is_some())
             .field("record_result", &self.record_result.is_some())
-            .field(
-                "resilience4j_late_calls_in_half_open",
-                &self.resilience4j_late_calls_in_half_open,
-            )
+            .field("exact_resilience4j", &self.exact_resilience4j)
             .field("instance_settings", &self.instance)
             .finish_non_exhaustive()
     }
@@ -415,7 +411,7 @@ pub struct CircuitBreakerConfigBuilder {
     record_result: Option<AnyPredicate>,
     error_catalog: ErrorCatalog,
     clock: Arc<dyn Clock>,
-    resilience4j_late_calls_in_half_open: bool,
+    exact_resilience4j: bool,
     instance: InstanceSettings,
 }
 
@@ -448,7 +444,7 @@ impl CircuitBreakerConfigBuilder {
             record_result: c.record_result.clone(),
             error_catalog: c.error_catalog.clone(),
             clock: c.clock.clone(),
-            resilience4j_late_calls_in_half_open: c.resilience4j_late_calls_in_half_open,
+            exact_resilience4j: c.exact_resilience4j,
             instance: c.instance.clone(),
         }
     }
@@ -604,7 +600,10 @@ impl CircuitBreakerConfigBuilder {
         self.clock = clock;
         self
     }
-    /// Exact Resilience4j mode for calls that outlive a state (default `false`).
+    /// Exact Resilience4j mode (default `false`): restores Resilience4j's rule for calls that
+    /// outlive the state that admitted them, the one circuit-breaker fix that has a switch
+    /// (the others, `reset()` cancelling timers and a fresh window for OPEN entered from
+    /// FORCED_OPEN or DISABLED, are what the conformance vectors record too).
     ///
     /// By default a call admitted in one state episode (while CLOSED, or by an earlier
     /// HALF_OPEN state) that finishes while a later HALF_OPEN state runs its trial calls is
@@ -617,8 +616,8 @@ impl CircuitBreakerConfigBuilder {
     /// window and can close or reopen the breaker, and every ignored error or release adds a
     /// trial permission, whichever state admitted the call. CLOSED, OPEN and METRICS_ONLY
     /// record late outcomes in their current window in both modes, as Resilience4j does.
-    pub fn resilience4j_late_calls_in_half_open(mut self, exact: bool) -> Self {
-        self.resilience4j_late_calls_in_half_open = exact;
+    pub fn exact_resilience4j(mut self, exact: bool) -> Self {
+        self.exact_resilience4j = exact;
         self
     }
     /// The settings beside the state machine (event buffer size, health indicator, ...);
@@ -794,7 +793,7 @@ impl CircuitBreakerConfigBuilder {
             record_result: self.record_result,
             error_catalog: self.error_catalog,
             clock: self.clock,
-            resilience4j_late_calls_in_half_open: self.resilience4j_late_calls_in_half_open,
+            exact_resilience4j: self.exact_resilience4j,
             instance: self.instance,
         })
     }

@@ -18,6 +18,7 @@ pub struct ConfigError {
     value: String,
     allowed: &'static str,
     message: String,
+    exception: &'static str,
 }
 
 impl ConfigError {
@@ -32,7 +33,14 @@ impl ConfigError {
             value,
             allowed,
             message,
+            exception: "IllegalArgumentException",
         }
+    }
+    /// The same error, reported by Resilience4j as `exception` (a simple class name such as
+    /// `NullPointerException`) instead of `IllegalArgumentException`.
+    pub(crate) fn with_exception(mut self, exception: &'static str) -> Self {
+        self.exception = exception;
+        self
     }
     /// The Resilience4j property name, e.g. `failureRateThreshold`.
     pub fn setting(&self) -> &'static str {
@@ -49,6 +57,11 @@ impl ConfigError {
     /// Resilience4j's message.
     pub fn message(&self) -> &str {
         &self.message
+    }
+    /// The simple name of the exception Resilience4j throws: `IllegalArgumentException` for
+    /// most settings, `NullPointerException` for a missing (`null`) value.
+    pub fn exception(&self) -> &'static str {
+        self.exception
     }
 }
 

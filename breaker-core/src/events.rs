@@ -224,6 +224,13 @@ impl EventSink {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SubscriptionId(u64);
 
+impl SubscriptionId {
+    /// The next id from `counter`.
+    pub(crate) fn next(counter: &AtomicU64) -> Self {
+        SubscriptionId(counter.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 type Callback = Arc<dyn Fn(&CircuitBreakerEvent) + Send + Sync>;
 
 /// The subscribers of one breaker. A subscriber that panics is logged and does not affect

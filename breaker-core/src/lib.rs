@@ -18,6 +18,11 @@
 //! # }
 //! ```
 //!
+//! Beside the circuit breaker: [`retry`] (Resilience4j's Retry), [`timelimiter`]
+//! (TimeLimiter), [`bulkhead`] (the semaphore `Bulkhead` and the `ThreadPoolBulkhead`) and
+//! [`ratelimiter`] (its `AtomicRateLimiter`), each with its config builder, events, metrics,
+//! errors and registry.
+//!
 //! # What is exact
 //!
 //! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the
@@ -39,7 +44,7 @@
 //!   `permittedNumberOfCallsInHalfOpenState` of its own trial calls in flight. Resilience4j
 //!   counts it as a trial result and hands HALF_OPEN a permission it never took. CLOSED, OPEN
 //!   and METRICS_ONLY record late outcomes as Resilience4j does. Exact Resilience4j mode:
-//!   [`CircuitBreakerConfigBuilder::resilience4j_late_calls_in_half_open`].
+//!   [`CircuitBreakerConfigBuilder::exact_resilience4j`].
 //! - **Subscribers see a breaker's events in the order it produced them**, one at a time and
 //!   never under the state lock (Resilience4j calls its consumers on every calling thread at
 //!   once, so two threads' events can cross). An operation returns once its events are
@@ -82,6 +87,7 @@
 #![forbid(unsafe_code)]
 
 mod breaker;
+pub mod bulkhead;
 mod call;
 mod classify;
 mod clock;
@@ -89,14 +95,23 @@ mod config;
 mod error;
 mod events;
 mod instance;
+mod instance_registry;
 mod interval;
 mod java;
 mod machine;
 mod metrics;
+mod named;
 mod names;
 mod permit;
+mod publisher;
+pub mod ratelimiter;
 mod registry;
+pub mod retry;
+mod sleep;
 mod state;
+mod sync;
+mod throwable;
+pub mod timelimiter;
 #[cfg(feature = "tokio")]
 mod timer;
 mod window;
@@ -114,9 +129,15 @@ pub use events::{
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
 pub use instance::InstanceSettings;
-pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
-pub use java::{java_double, java_float};
+pub use instance_registry::{InstanceRegistry, InstanceRegistryEvent, RegistryInstance};
+pub use interval::{
+    IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
+};
+pub use java::{java_double, java_duration_millis, java_float};
 pub use metrics::Metrics;
 pub use permit::Permit;
+pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
+pub use sleep::Sleep;
 pub use state::{State, UnknownState};
+pub use throwable::Throwable;

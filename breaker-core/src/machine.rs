@@ -433,7 +433,7 @@ impl Machine {
     /// mode, else only for that HALF_OPEN state's own trial calls.
     #[inline]
     fn counts_in_half_open(&self, generation: u64) -> bool {
-        generation == self.generation || self.config.resilience4j_late_calls_in_half_open
+        generation == self.generation || self.config.exact_resilience4j
     }
 
     /// `releasePermission()` of a call admitted by the state object `generation`: only

@@ -1,4 +1,5 @@
-//! [`Name`]: a breaker's name as a rejection carries it, freed with the last copy.
+//! [`Name`]: a breaker's (bulkhead's, rate limiter's) name as a rejection carries it, freed
+//! with the last copy.
 //!
 //! A rejection ([`crate::CallNotPermitted`]) must carry the breaker's name without costing
 //! the rejection path a reference-count update (one atomic read-modify-write on a line every
@@ -74,6 +75,12 @@ impl PartialEq for Name {
 }
 
 impl Eq for Name {}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -117,7 +117,7 @@ impl<'a> Permit<'a> {
     /// Gives the permission back without recording anything (Resilience4j's
     /// `releasePermission()`): in HALF_OPEN one more trial call is admitted if this permit
     /// is one of that HALF_OPEN state's trial calls (whichever state granted it, with
-    /// [`resilience4j_late_calls_in_half_open`](crate::CircuitBreakerConfigBuilder::resilience4j_late_calls_in_half_open));
+    /// [`exact_resilience4j`](crate::CircuitBreakerConfigBuilder::exact_resilience4j));
     /// in every other state nothing happens.
     pub fn release(mut self) {
         self.done = true;

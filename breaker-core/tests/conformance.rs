@@ -8,7 +8,7 @@
 //! The vectors record Resilience4j as it is. Where a vector completes or releases, in
 //! HALF_OPEN, a call that an earlier state admitted (a late call, which by default neither
 //! decides HALF_OPEN nor frees a trial permit), it is replayed in exact Resilience4j mode
-//! (`resilience4j_late_calls_in_half_open`); the runner reads that from the vector's own steps
+//! (`exact_resilience4j`); the runner reads that from the vector's own steps
 //! and expectations ([`late_call_in_half_open`]), never from its name. Every other vector is
 //! replayed in both modes.
 
@@ -32,6 +32,25 @@ fn cases_dir() -> PathBuf {
     }
 }
 
+/// The circuit breaker's cases: the `resilience4j` and `resilience4j-invalid` folders of a
+/// directory laid out like the shared conformance folder (whose other folders hold other
+/// modules' vectors), or every case of a directory without them.
+fn breaker_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let folders: Vec<PathBuf> = ["resilience4j", "resilience4j-invalid"]
+        .iter()
+        .map(|f| dir.join(f))
+        .filter(|p| p.is_dir())
+        .collect();
+    if folders.is_empty() {
+        json_files(dir, &mut out);
+    }
+    for f in folders {
+        json_files(&f, &mut out);
+    }
+    out
+}
+
 fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
@@ -40,11 +59,23 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
+            if is_other_module(&p) {
+                continue;
+            }
             json_files(&p, out);
         } else if p.extension().is_some_and(|x| x == "json") {
             out.push(p);
         }
     }
+}
+
+/// The other modules' folders beside the breaker's (`resilience4j-retry/`,
+/// `resilience4j-ratelimiter/`, `resilience4j-bulkhead/`, `resilience4j-invalid-modules/`...)
+/// have runners of their own.
+fn is_other_module(dir: &Path) -> bool {
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("resilience4j-") && n != "resilience4j-invalid")
 }
 
 fn state_of(s: &str) -> State {
@@ -208,7 +239,7 @@ fn late_call_in_half_open(case: &Value) -> bool {
 fn replay(case: &Value, with_events: bool, exact: bool) -> Result<(), String> {
     let clock = ManualClock::at_epoch_millis(ORIGIN_MS);
     let config = builder(&case["config"], &clock)
-        .resilience4j_late_calls_in_half_open(exact)
+        .exact_resilience4j(exact)
         .build()
         .map_err(|e| format!("config rejected: {e}"))?;
     let cb = CircuitBreaker::new("conformance", config);
@@ -334,8 +365,7 @@ fn check_invalid(case: &Value) -> Result<(), String> {
 #[test]
 fn every_conformance_case_reproduces_resilience4j() {
     let dir = cases_dir();
-    let mut files = Vec::new();
-    json_files(&dir, &mut files);
+    let files = breaker_files(&dir);
     assert!(!files.is_empty(), "no cases in {}", dir.display());
     let mut failures = Vec::new();
     let (mut valid, mut invalid, mut exact, mut exact_differs) = (0, 0, 0, 0);
@@ -402,8 +432,7 @@ fn the_repository_holds_every_shipped_vector() {
     if std::env::var_os("BREAKER_CONFORMANCE_DIR").is_some() {
         return;
     }
-    let mut files = Vec::new();
-    json_files(&cases_dir(), &mut files);
+    let files = breaker_files(&cases_dir());
     // 65 hand-written + 300 generated scenarios, 18 invalid configs.
     assert_eq!(files.len(), 365 + 18);
     let _ = Duration::ZERO;

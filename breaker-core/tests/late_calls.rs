@@ -4,7 +4,7 @@
 //! finishes while a later HALF_OPEN state runs its trial calls is published but neither
 //! decides HALF_OPEN nor frees a trial permit, and HALF_OPEN never has more than
 //! `permittedNumberOfCallsInHalfOpenState` of its own trial calls in flight. With
-//! `resilience4j_late_calls_in_half_open(true)` Resilience4j's rule applies.
+//! `exact_resilience4j(true)` Resilience4j's rule applies.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +55,7 @@ fn ignored_late_call_then_acquire(exact: bool) -> (bool, Vec<EventKind>) {
     let clock = clock();
     let cb = CircuitBreaker::new(
         "issue-9-input-1",
-        with_ignore_list(issue_config(&clock).resilience4j_late_calls_in_half_open(exact)),
+        with_ignore_list(issue_config(&clock).exact_resilience4j(exact)),
     );
     let a = cb.try_acquire_permission().unwrap();
     cb.try_acquire_permission().unwrap().on_error();
@@ -99,7 +99,7 @@ fn late_trial_success(exact: bool) -> (CircuitBreaker, Permit<'static>, Vec<Even
     let clock = clock();
     let config = issue_config(&clock)
         .max_wait_duration_in_half_open_state(Duration::from_secs(1))
-        .resilience4j_late_calls_in_half_open(exact)
+        .exact_resilience4j(exact)
         .build()
         .unwrap();
     let cb: &'static CircuitBreaker =
@@ -160,7 +160,7 @@ fn a_late_release_frees_no_trial_permit() {
         let cb = CircuitBreaker::new(
             "late-release",
             issue_config(&clock)
-                .resilience4j_late_calls_in_half_open(exact)
+                .exact_resilience4j(exact)
                 .build()
                 .unwrap(),
         );
