@@ -82,7 +82,6 @@ mod interval;
 mod java;
 mod machine;
 mod metrics;
-mod named;
 mod names;
 mod permit;
 mod publisher;
@@ -110,7 +109,9 @@ pub use events::{
     CircuitBreakerEvent, EventBuffer, EventKind, EventType, SubscriptionId,
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
-pub use instance_registry::{InstanceRegistry, InstanceRegistryEvent, RegistryInstance};
+pub use instance_registry::{
+    InstanceRegistry, InstanceRegistryEvent, RegistryEntryEvent, RegistryInstance,
+};
 pub use interval::{
     IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
 };

@@ -384,3 +384,22 @@ fn registries_create_share_and_reconfigure_bulkheads() {
     );
     assert_eq!(pools.bulkhead("p").metrics().maximum_thread_pool_size, 3);
 }
+
+#[test]
+fn a_removed_bulkhead_stops_feeding_its_registry_event_buffer() {
+    use breaker_core::RegistryInstance;
+    let registry = BulkheadRegistry::new();
+    registry.enable_event_buffers();
+    let a = registry.bulkhead("a");
+    assert!(a.event_publisher().any(), "the buffer subscribed");
+    assert_eq!(
+        format!("{registry:?}"),
+        r#"BulkheadRegistry { instances: ["a"], .. }"#
+    );
+    assert!(registry.remove("a").is_some());
+    assert!(
+        !a.event_publisher().any(),
+        "nothing left to build events for"
+    );
+    assert_eq!(registry.recent_events("a"), None);
+}

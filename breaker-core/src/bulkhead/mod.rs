@@ -63,7 +63,7 @@ mod semaphore_bulkhead;
 mod threadpool;
 mod threadpool_config;
 
-pub use crate::named::RegistryEntryEvent;
+pub use crate::instance_registry::RegistryEntryEvent;
 pub use config::{BulkheadConfig, BulkheadConfigBuilder, DEFAULT_MAX_CONCURRENT_CALLS};
 pub use error::{BulkheadError, BulkheadFullException};
 pub use events::{BulkheadEvent, BulkheadEventType};

@@ -14,7 +14,7 @@ use super::permit::BulkheadPermit;
 use super::semaphore::{Admission, Semaphore, WaitPermit};
 use crate::clock::Clock;
 use crate::events::SubscriptionId;
-use crate::publisher::{EventPublisher, RecentEvents};
+use crate::publisher::EventPublisher;
 use crate::sleep::Sleep;
 
 /// A semaphore bulkhead: at most `maxConcurrentCalls` calls in flight; a call that finds it
@@ -54,7 +54,11 @@ impl Bulkhead {
     /// A bulkhead named `name` with `config`'s limit free. Its clock and fairness are
     /// `config`'s for its whole life.
     pub fn new(name: impl Into<Arc<str>>, config: BulkheadConfig) -> Self {
-        let name: Arc<str> = name.into();
+        Self::with_shared_config(name.into(), Arc::new(config))
+    }
+
+    /// [`new`](Self::new) with a config shared with its registry.
+    pub(crate) fn with_shared_config(name: Arc<str>, config: Arc<BulkheadConfig>) -> Self {
         let clock = config.clock.clone();
         Bulkhead {
             inner: Arc::new(Inner {
@@ -65,7 +69,7 @@ impl Bulkhead {
                     u64::from(config.max_concurrent_calls),
                     config.fair_call_handling_enabled,
                     !config.exact_resilience4j,
-                    Arc::new(config),
+                    config,
                 ),
                 publisher: EventPublisher::default(),
             }),
@@ -160,10 +164,15 @@ impl Bulkhead {
     /// decrease still waits replaces it. `maxWaitDuration` applies to calls that start
     /// waiting afterwards. Fairness and the clock stay those the bulkhead was created with.
     pub fn change_config(&self, config: BulkheadConfig) {
+        self.change_shared_config(Arc::new(config));
+    }
+
+    /// [`change_config`](Self::change_config) with a config shared with its registry.
+    pub(crate) fn change_shared_config(&self, config: Arc<BulkheadConfig>) {
         let delta = i64::from(config.max_concurrent_calls)
             - i64::from(self.inner.semaphore.config().max_concurrent_calls);
         let guard = !config.exact_resilience4j;
-        self.inner.semaphore.resize(delta, Arc::new(config), guard);
+        self.inner.semaphore.resize(delta, config, guard);
     }
 
     /// Whether a decrease of `maxConcurrentCalls` is still waiting for calls to finish.
@@ -210,12 +219,9 @@ impl Bulkhead {
         self.inner.publisher.unsubscribe(id)
     }
 
-    /// Keeps this bulkhead's last `capacity` events (`eventConsumerBufferSize`).
-    pub(crate) fn attach_event_buffer(&self, capacity: usize) -> RecentEvents<BulkheadEvent> {
-        let buffer = RecentEvents::new(capacity);
-        let b = buffer.clone();
-        self.subscribe(move |e| b.push(e));
-        buffer
+    /// The event publisher (for the registry's event buffer).
+    pub(crate) fn event_publisher(&self) -> &EventPublisher<BulkheadEvent> {
+        &self.inner.publisher
     }
 
     #[inline]

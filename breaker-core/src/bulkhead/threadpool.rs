@@ -12,7 +12,7 @@ use super::semaphore::{Admission, Semaphore, WaitPermit};
 use super::threadpool_config::ThreadPoolBulkheadConfig;
 use crate::clock::Clock;
 use crate::events::SubscriptionId;
-use crate::publisher::{EventPublisher, RecentEvents};
+use crate::publisher::EventPublisher;
 
 /// A thread-pool bulkhead on an async runtime: at most `maxThreadPoolSize` calls run at
 /// once, at most `queueCapacity` more wait in a FIFO queue to start, and a call submitted
@@ -62,7 +62,14 @@ struct Inner {
 impl ThreadPoolBulkhead {
     /// A thread-pool bulkhead named `name`. Its clock is `config`'s for its whole life.
     pub fn new(name: impl Into<Arc<str>>, config: ThreadPoolBulkheadConfig) -> Self {
-        let name: Arc<str> = name.into();
+        Self::with_shared_config(name.into(), Arc::new(config))
+    }
+
+    /// [`new`](Self::new) with a config shared with its registry.
+    pub(crate) fn with_shared_config(
+        name: Arc<str>,
+        config: Arc<ThreadPoolBulkheadConfig>,
+    ) -> Self {
         let clock = config.clock.clone();
         ThreadPoolBulkhead {
             inner: Arc::new(Inner {
@@ -73,7 +80,7 @@ impl ThreadPoolBulkhead {
                     u64::from(config.max_thread_pool_size),
                     true,
                     true,
-                    Arc::new(config),
+                    config,
                 ),
                 publisher: EventPublisher::default(),
             }),
@@ -175,9 +182,14 @@ impl ThreadPoolBulkhead {
     /// Resilience4j's thread-pool bulkhead cannot be reconfigured; this is what a reload
     /// of the file does here.
     pub fn change_config(&self, config: ThreadPoolBulkheadConfig) {
+        self.change_shared_config(Arc::new(config));
+    }
+
+    /// [`change_config`](Self::change_config) with a config shared with its registry.
+    pub(crate) fn change_shared_config(&self, config: Arc<ThreadPoolBulkheadConfig>) {
         let delta = i64::from(config.max_thread_pool_size)
             - i64::from(self.inner.semaphore.config().max_thread_pool_size);
-        self.inner.semaphore.resize(delta, Arc::new(config), true);
+        self.inner.semaphore.resize(delta, config, true);
     }
 
     /// The metrics (`getMetrics()`).
@@ -208,12 +220,9 @@ impl ThreadPoolBulkhead {
         self.inner.publisher.unsubscribe(id)
     }
 
-    /// Keeps this bulkhead's last `capacity` events (`eventConsumerBufferSize`).
-    pub(crate) fn attach_event_buffer(&self, capacity: usize) -> RecentEvents<BulkheadEvent> {
-        let buffer = RecentEvents::new(capacity);
-        let b = buffer.clone();
-        self.subscribe(move |e| b.push(e));
-        buffer
+    /// The event publisher (for the registry's event buffer).
+    pub(crate) fn event_publisher(&self) -> &EventPublisher<BulkheadEvent> {
+        &self.inner.publisher
     }
 
     #[inline]
