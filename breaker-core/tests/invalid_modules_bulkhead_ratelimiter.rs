@@ -84,9 +84,9 @@ fn every_invalid_bulkhead_and_rate_limiter_config_is_rejected_as_in_resilience4j
                 // `Display` is the message the vectors record.
                 assert_eq!(e.to_string(), e.message());
                 // Not the exception class: the rate limiter reports IllegalArgumentException
-                // where Resilience4j throws NullPointerException (limitRefreshPeriod null) or
-                // RuntimeException (a period or timeout too large); Java's null is checked
-                // through the value.
+                // where Resilience4j throws NullPointerException (a null limitRefreshPeriod
+                // or timeoutDuration) or RuntimeException (one too large); Java's null is
+                // checked through the value.
                 for d in common::invalid_config_diffs(&case, &e, false) {
                     failures.push(format!("{name}: {d}"));
                 }
