@@ -60,6 +60,7 @@ mod permit;
 mod registry;
 mod semaphore;
 mod semaphore_bulkhead;
+mod shared;
 mod threadpool;
 mod threadpool_config;
 

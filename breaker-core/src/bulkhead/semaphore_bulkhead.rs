@@ -12,7 +12,7 @@ use super::events::{BulkheadEvent, BulkheadEventType};
 use super::metrics::BulkheadMetrics;
 use super::permit::BulkheadPermit;
 use super::semaphore::{Admission, Semaphore, WaitPermit};
-use crate::clock::Clock;
+use super::shared::BulkheadCore;
 use crate::events::SubscriptionId;
 use crate::publisher::EventPublisher;
 use crate::sleep::Sleep;
@@ -39,15 +39,7 @@ use crate::sleep::Sleep;
 /// ```
 #[derive(Clone)]
 pub struct Bulkhead {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    name: Arc<str>,
-    static_name: &'static str,
-    clock: Arc<dyn Clock>,
-    semaphore: Semaphore<BulkheadConfig>,
-    publisher: EventPublisher<BulkheadEvent>,
+    inner: Arc<BulkheadCore<BulkheadConfig>>,
 }
 
 impl Bulkhead {
@@ -60,19 +52,14 @@ impl Bulkhead {
     /// [`new`](Self::new) with a config shared with its registry.
     pub(crate) fn with_shared_config(name: Arc<str>, config: Arc<BulkheadConfig>) -> Self {
         let clock = config.clock.clone();
+        let semaphore = Semaphore::new(
+            u64::from(config.max_concurrent_calls),
+            config.fair_call_handling_enabled,
+            !config.exact_resilience4j,
+            config,
+        );
         Bulkhead {
-            inner: Arc::new(Inner {
-                static_name: crate::names::intern(&name),
-                name,
-                clock,
-                semaphore: Semaphore::new(
-                    u64::from(config.max_concurrent_calls),
-                    config.fair_call_handling_enabled,
-                    !config.exact_resilience4j,
-                    config,
-                ),
-                publisher: EventPublisher::default(),
-            }),
+            inner: Arc::new(BulkheadCore::new(name, clock, semaphore)),
         }
     }
 
@@ -169,10 +156,9 @@ impl Bulkhead {
 
     /// [`change_config`](Self::change_config) with a config shared with its registry.
     pub(crate) fn change_shared_config(&self, config: Arc<BulkheadConfig>) {
-        let delta = i64::from(config.max_concurrent_calls)
-            - i64::from(self.inner.semaphore.config().max_concurrent_calls);
         let guard = !config.exact_resilience4j;
-        self.inner.semaphore.resize(delta, config, guard);
+        self.inner
+            .change_config(config, |c| c.max_concurrent_calls, guard);
     }
 
     /// Whether a decrease of `maxConcurrentCalls` is still waiting for calls to finish.
@@ -248,13 +234,7 @@ impl Bulkhead {
 
     #[inline]
     fn publish(&self, event_type: BulkheadEventType) {
-        if self.inner.publisher.any() {
-            self.inner.publisher.publish(&BulkheadEvent {
-                bulkhead_name: self.inner.static_name,
-                event_type,
-                creation_time_nanos: self.inner.clock.recent_nanos(),
-            });
-        }
+        self.inner.publish(event_type);
     }
 }
 

@@ -9,8 +9,8 @@ use super::error::{BulkheadError, BulkheadFullException};
 use super::events::{BulkheadEvent, BulkheadEventType};
 use super::metrics::ThreadPoolBulkheadMetrics;
 use super::semaphore::{Admission, Semaphore, WaitPermit};
+use super::shared::BulkheadCore;
 use super::threadpool_config::ThreadPoolBulkheadConfig;
-use crate::clock::Clock;
 use crate::events::SubscriptionId;
 use crate::publisher::EventPublisher;
 
@@ -48,15 +48,7 @@ use crate::publisher::EventPublisher;
 /// ```
 #[derive(Clone)]
 pub struct ThreadPoolBulkhead {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    name: Arc<str>,
-    static_name: &'static str,
-    clock: Arc<dyn Clock>,
-    semaphore: Semaphore<ThreadPoolBulkheadConfig>,
-    publisher: EventPublisher<BulkheadEvent>,
+    inner: Arc<BulkheadCore<ThreadPoolBulkheadConfig>>,
 }
 
 impl ThreadPoolBulkhead {
@@ -71,19 +63,9 @@ impl ThreadPoolBulkhead {
         config: Arc<ThreadPoolBulkheadConfig>,
     ) -> Self {
         let clock = config.clock.clone();
+        let semaphore = Semaphore::new(u64::from(config.max_thread_pool_size), true, true, config);
         ThreadPoolBulkhead {
-            inner: Arc::new(Inner {
-                static_name: crate::names::intern(&name),
-                name,
-                clock,
-                semaphore: Semaphore::new(
-                    u64::from(config.max_thread_pool_size),
-                    true,
-                    true,
-                    config,
-                ),
-                publisher: EventPublisher::default(),
-            }),
+            inner: Arc::new(BulkheadCore::new(name, clock, semaphore)),
         }
     }
 
@@ -187,9 +169,8 @@ impl ThreadPoolBulkhead {
 
     /// [`change_config`](Self::change_config) with a config shared with its registry.
     pub(crate) fn change_shared_config(&self, config: Arc<ThreadPoolBulkheadConfig>) {
-        let delta = i64::from(config.max_thread_pool_size)
-            - i64::from(self.inner.semaphore.config().max_thread_pool_size);
-        self.inner.semaphore.resize(delta, config, true);
+        self.inner
+            .change_config(config, |c| c.max_thread_pool_size, true);
     }
 
     /// The metrics (`getMetrics()`).
@@ -227,13 +208,7 @@ impl ThreadPoolBulkhead {
 
     #[inline]
     fn publish(&self, event_type: BulkheadEventType) {
-        if self.inner.publisher.any() {
-            self.inner.publisher.publish(&BulkheadEvent {
-                bulkhead_name: self.inner.static_name,
-                event_type,
-                creation_time_nanos: self.inner.clock.recent_nanos(),
-            });
-        }
+        self.inner.publish(event_type);
     }
 }
 
