@@ -22,7 +22,10 @@ use breaker_core::bulkhead::{Bulkhead, BulkheadConfig, BulkheadConfigBuilder, Bu
 use breaker_core::{ManualClock, SignedDuration};
 use serde_json::{json, Value};
 
-use common::{json_files, modules_dir, modules_dir_overridden, noop_waker, replay_module_vectors};
+use common::{
+    compare, json_files, modules_dir, modules_dir_overridden, noop_waker, replay_module_vectors,
+    step_outcome,
+};
 
 fn builder(config: &Value, clock: &ManualClock, exact: bool) -> BulkheadConfigBuilder {
     let mut b = BulkheadConfig::builder()
@@ -135,23 +138,13 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
             diffs.push(format!("error: expected {expected_error:?}, got {error:?}"));
         }
         let got_events = json!(events.lock().unwrap().clone());
-        if expect["events"] != got_events {
-            diffs.push(format!(
-                "events: expected {}, got {got_events}",
-                expect["events"]
-            ));
-        }
+        compare(&mut diffs, "events", &expect["events"], &got_events);
         let m = bulkhead.metrics();
         let got_metrics = json!({
             "availableConcurrentCalls": m.available_concurrent_calls,
             "maxAllowedConcurrentCalls": m.max_allowed_concurrent_calls,
         });
-        if expect["metrics"] != got_metrics {
-            diffs.push(format!(
-                "metrics: expected {}, got {got_metrics}",
-                expect["metrics"]
-            ));
-        }
+        compare(&mut diffs, "metrics", &expect["metrics"], &got_metrics);
         let pending = bulkhead.is_config_change_pending();
         if expect["changeConfigPending"].as_bool().unwrap_or(false) != pending {
             diffs.push(format!(
@@ -159,14 +152,7 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
                 expect["changeConfigPending"]
             ));
         }
-        if !diffs.is_empty() {
-            return Err(format!(
-                "step {index} (t_ms={}, op={op}{}): {}",
-                step["t_ms"],
-                call.map(|c| format!(", call={c}")).unwrap_or_default(),
-                diffs.join("; ")
-            ));
-        }
+        step_outcome(index, step, op, call, &diffs)?;
     }
     // Calls still in flight: their permits are returned here.
     for (_, p) in permits.drain() {

@@ -25,7 +25,10 @@ use breaker_core::ratelimiter::{
 use breaker_core::{ManualClock, SignedDuration};
 use serde_json::{json, Value};
 
-use common::{json_files, modules_dir, modules_dir_overridden, noop_waker, replay_module_vectors};
+use common::{
+    compare, json_files, modules_dir, modules_dir_overridden, noop_waker, replay_module_vectors,
+    step_outcome,
+};
 
 const ORIGIN_NS: u64 = 1_700_000_000_000_000_000;
 
@@ -273,13 +276,12 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
         if expected_error != error {
             diffs.push(format!("error: expected {expected_error:?}, got {error:?}"));
         }
-        if expect["events"] != Value::Array(events.clone()) {
-            diffs.push(format!(
-                "events: expected {}, got {}",
-                expect["events"],
-                Value::Array(events)
-            ));
-        }
+        compare(
+            &mut diffs,
+            "events",
+            &expect["events"],
+            &Value::Array(events),
+        );
         let m = limiter.metrics();
         let got_metrics = json!({
             "availablePermissions": m.available_permissions,
@@ -287,20 +289,8 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
             "nanosToWait": m.nanos_to_wait,
             "cycle": m.cycle,
         });
-        if expect["metrics"] != got_metrics {
-            diffs.push(format!(
-                "metrics: expected {}, got {got_metrics}",
-                expect["metrics"]
-            ));
-        }
-        if !diffs.is_empty() {
-            return Err(format!(
-                "step {index} (t_ms={}, op={op}{}): {}",
-                step["t_ms"],
-                call.map(|c| format!(", call={c}")).unwrap_or_default(),
-                diffs.join("; ")
-            ));
-        }
+        compare(&mut diffs, "metrics", &expect["metrics"], &got_metrics);
+        step_outcome(index, step, op, call, &diffs)?;
     }
     if let Some(b) = blocked.first() {
         return Err(format!("call {} still blocked at the end", b.call));

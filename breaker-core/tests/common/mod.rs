@@ -111,6 +111,34 @@ pub fn invalid_config_diffs(case: &Value, e: &ConfigError, exception: bool) -> V
     diffs
 }
 
+/// Adds `<what>: expected <expected>, got <got>` to `diffs` when a step's expected value
+/// and the observed one differ.
+pub fn compare(diffs: &mut Vec<String>, what: &str, expected: &Value, got: &Value) {
+    if expected != got {
+        diffs.push(format!("{what}: expected {expected}, got {got}"));
+    }
+}
+
+/// The outcome of step `index` of a vector: `Err("step 3 (t_ms=20, op=acquire, call=2):
+/// <diffs>")` when anything differed.
+pub fn step_outcome(
+    index: usize,
+    step: &Value,
+    op: &str,
+    call: Option<u64>,
+    diffs: &[String],
+) -> Result<(), String> {
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "step {index} (t_ms={}, op={op}{}): {}",
+        step["t_ms"],
+        call.map(|c| format!(", call={c}")).unwrap_or_default(),
+        diffs.join("; ")
+    ))
+}
+
 /// Replays every vector of the module folder `module` (e.g. `resilience4j-bulkhead`) in the
 /// mode its own content asks for (`needs_exact_mode`, which never reads the file name), and
 /// again in exact Resilience4j mode, which is Resilience4j itself and must reproduce every
