@@ -23,16 +23,20 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Load Spring Boot files and print every circuit breaker's effective configuration,
-    /// where each value came from, the config of names not listed, and the warnings.
+    /// Load Spring Boot files and print the effective configuration of every circuit breaker,
+    /// retry, time limiter, bulkhead, thread-pool bulkhead and rate limiter, where each value
+    /// came from, the config of names not listed, the aspect order, and the warnings.
     /// Exits 1 if Spring Boot would refuse the files (or, with --strict, on any warning).
     Check {
         /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
         /// then spring.profiles.active in the files, then `default`.
         #[arg(long = "profile", value_name = "P")]
         profiles: Vec<String>,
-        /// Print JSON ({"instances", "errors", "defaultConfig", "warnings", "errorDetails", ...});
-        /// each of "errorDetails" is {"file", "line", "column", "key", "value", "message", "allowed"}.
+        /// Print JSON: the circuit breakers' {"instances", "errors", "defaultConfig"}, the other
+        /// modules' {"retry", "timelimiter", "bulkhead", "threadpoolbulkhead", "ratelimiter"}
+        /// (each {"instances", "defaultConfig", "errors"}) and "aspectOrder", plus "sources",
+        /// "moduleSources", "warnings" and "errorDetails" (each {"file", "line", "column",
+        /// "key", "value", "message", "allowed"}).
         #[arg(long)]
         json: bool,
         /// Treat warnings as errors: exit 1 if there is any warning (an unknown or misspelt

@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 use crate::convert;
 use crate::duration;
 use crate::error::{ConfigError, Warning};
-use crate::keys::{self, Id, Kind};
+use crate::keys::{CircuitBreakerSchema, Id, Kind};
 use crate::origin::Origin;
 use crate::placeholders::Resolver;
 use crate::property::{Document, Property};
 use crate::relaxed::{self, map_key, respell, suggest};
-use crate::validate::{check, conversion_allowed, Val};
+use crate::schema::{self, Schema};
+use crate::validate::Val;
 
 /// A converted, validated value and where it is written.
 #[derive(Clone, Debug)]
@@ -21,29 +22,65 @@ pub(crate) struct Bound {
     pub val: Val,
     pub origin: Origin,
     pub item_origins: Vec<Origin>,
+    /// The value as written (placeholders resolved), for messages.
+    pub text: String,
 }
 
 /// The properties of one `configs.<name>` or `instances.<name>` block.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Block {
+#[derive(Clone, Debug)]
+pub(crate) struct Block<I = Id> {
     /// The full key prefix, e.g. `resilience4j.circuitbreaker.instances.a`.
     pub path: String,
-    pub values: BTreeMap<Id, Bound>,
+    pub values: BTreeMap<I, Bound>,
     /// Conversion / validation failures (Spring fails binding for these).
     pub errors: Vec<ConfigError>,
 }
 
-impl Block {
-    pub fn get(&self, id: Id) -> Option<&Bound> {
-        self.values.get(&id)
+impl<I> Default for Block<I> {
+    fn default() -> Self {
+        Block {
+            path: String::new(),
+            values: BTreeMap::new(),
+            errors: Vec::new(),
+        }
     }
 }
 
-/// The circuit-breaker section of the files.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Section {
-    pub configs: BTreeMap<String, Block>,
-    pub instances: BTreeMap<String, Block>,
+impl<I: Ord> Block<I> {
+    pub fn get(&self, id: I) -> Option<&Bound> {
+        self.values.get(&id)
+    }
+
+    /// Whether Spring creates this map entry: something under it binds (a value, or a value
+    /// Spring refuses, which fails binding). An entry with only unknown keys, or with no
+    /// value at all (`svc:`, `svc: {}`), binds nothing and is not created.
+    pub fn binds_anything(&self) -> bool {
+        !self.values.is_empty() || !self.errors.is_empty()
+    }
+}
+
+/// One `resilience4j.<section>` of the files.
+#[derive(Clone, Debug)]
+pub(crate) struct Section<I = Id> {
+    pub configs: BTreeMap<String, Block<I>>,
+    pub instances: BTreeMap<String, Block<I>>,
+    /// Every entry as `(is_config, name)`, in the order Spring's binder first meets it
+    /// (highest-precedence document first, then file order): the order in which it fills
+    /// the `configs` / `instances` maps.
+    pub binder_order: Vec<(bool, String)>,
+    /// Where each entry's first key is written (same keys as `binder_order`).
+    pub entry_origins: BTreeMap<(bool, String), Origin>,
+}
+
+impl<I> Default for Section<I> {
+    fn default() -> Self {
+        Section {
+            configs: BTreeMap::new(),
+            instances: BTreeMap::new(),
+            binder_order: Vec::new(),
+            entry_origins: BTreeMap::new(),
+        }
+    }
 }
 
 struct Entry<'a> {
@@ -52,14 +89,18 @@ struct Entry<'a> {
     prop: &'a Property,
 }
 
-type Raw<'a> = BTreeMap<Id, Vec<Entry<'a>>>;
+type Raw<'a, I> = BTreeMap<I, Vec<Entry<'a>>>;
 
 /// What [`collect`] gathers for one `configs.<name>` / `instances.<name>` block.
-struct Pending<'a> {
-    block: Block,
-    entries: Raw<'a>,
+struct Pending<'a, I> {
+    block: Block<I>,
+    entries: Raw<'a, I>,
     /// Values written on the name itself (`instances.a = 10`, YAML `a: 10`), by document.
     direct: Vec<(usize, &'a Property)>,
+    /// Where Spring's binder first meets the entry: (highest document, first property in it).
+    first: (std::cmp::Reverse<usize>, usize),
+    /// Where the entry's first key is written.
+    origin: Origin,
 }
 
 /// Binds the circuit-breaker section of `docs` (lowest precedence first).
@@ -68,33 +109,51 @@ pub(crate) fn bind(
     resolver: &Resolver<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Section {
-    let mut raw: BTreeMap<(bool, String), Pending<'_>> = BTreeMap::new();
+    bind_section::<CircuitBreakerSchema>(docs, resolver, warnings)
+}
+
+/// Binds the section `S` of `docs` (lowest precedence first).
+pub(crate) fn bind_section<S: Schema>(
+    docs: &[&Document],
+    resolver: &Resolver<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Section<S::Id> {
+    let mut raw: BTreeMap<(bool, String), Pending<'_, S::Id>> = BTreeMap::new();
     for (di, doc) in docs.iter().enumerate() {
-        for p in &doc.properties {
-            collect(di, p, &mut raw, warnings);
+        for (pi, p) in doc.properties.iter().enumerate() {
+            collect::<S>((di, pi), p, &mut raw, warnings);
         }
     }
     let mut section = Section::default();
+    let mut order = Vec::new();
     for ((is_config, name), pending) in raw {
         let Pending {
             mut block,
             entries,
             direct,
+            first,
+            origin,
         } = pending;
         if entries.is_empty() {
-            if let Some(e) = scalar_block(is_config, &direct, resolver) {
+            if let Some(e) = scalar_block::<S>(is_config, &direct, resolver) {
                 block.errors.push(e);
             }
         }
         for (id, list) in entries {
-            convert_entry(id, &list, &block.path.clone(), &mut block, resolver);
+            convert_entry::<S>(id, &list, &block.path.clone(), &mut block, resolver);
         }
+        order.push((first, (is_config, name.clone())));
+        section
+            .entry_origins
+            .insert((is_config, name.clone()), origin);
         if is_config {
             section.configs.insert(name, block);
         } else {
             section.instances.insert(name, block);
         }
     }
+    order.sort();
+    section.binder_order = order.into_iter().map(|(_, k)| k).collect();
     section
 }
 
@@ -103,7 +162,7 @@ pub(crate) fn bind(
 /// to bind instead, binding fails. That is almost always a setting indented one level too
 /// little (`slidingWindowSize: 10` beside the instance name instead of under it). A null or
 /// empty value is fine: the block inherits every setting.
-fn scalar_block(
+fn scalar_block<S: Schema>(
     is_config: bool,
     direct: &[(usize, &Property)],
     resolver: &Resolver<'_>,
@@ -120,11 +179,12 @@ fn scalar_block(
     }
     let written = p.name.get(3).map_or("", |e| e.text.as_str());
     let mut message = format!(
-        "expected a block of circuit-breaker settings under '{written}', found the value '{text}'"
+        "expected a block of {} settings under '{written}', found the value '{text}'",
+        S::NOUN
     );
     let uniform = relaxed::uniform(written);
-    let is_setting = keys::find(&uniform).is_some()
-        || keys::LEGACY
+    let is_setting = schema::find::<S>(&uniform).is_some()
+        || S::LEGACY
             .iter()
             .any(|(k, _)| relaxed::uniform(k) == uniform);
     if is_setting {
@@ -137,26 +197,37 @@ fn scalar_block(
         p,
         text,
         message,
-        "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10), or no value at all to inherit every setting",
+        &format!(
+            "{} settings nested under the name (e.g. {}), or no value at all to inherit every setting",
+            S::NOUN,
+            S::EXAMPLE
+        ),
     ))
 }
 
-fn collect<'a>(
-    di: usize,
+fn collect<'a, S: Schema>(
+    (di, pi): (usize, usize),
     p: &'a Property,
-    raw: &mut BTreeMap<(bool, String), Pending<'a>>,
+    raw: &mut BTreeMap<(bool, String), Pending<'a, S::Id>>,
     warnings: &mut Vec<Warning>,
 ) {
     let n = &p.name;
-    if n.len() < 3 || !n[0].is("resilience4j") || !n[1].is("circuitbreaker") {
+    if n.len() < 3 || !n[0].is("resilience4j") || !n[1].is(S::SECTION) {
         return;
     }
     let is_config = if n[2].is("configs") {
         true
-    } else if n[2].is("instances") || n[2].is("backends") {
+    } else if S::INSTANCE_MAPS.iter().any(|m| n[2].is(m)) {
         false
     } else {
-        if !keys::TOP_LEVEL.iter().any(|k| n[2].is(k)) {
+        if let Some((_, advice)) = S::MISPLACED_TOP_LEVEL.iter().find(|(k, _)| n[2].is(k)) {
+            let msg = if n.len() == 3 {
+                advice.to_string()
+            } else {
+                format!("{} is {advice}", n[2].text)
+            };
+            warnings.push(Warning::new(Some(p.key_origin.clone()), p.key.clone(), msg));
+        } else if !S::TOP_LEVEL.iter().any(|k| n[2].is(k)) {
             // The warning prints the full key first: name the element only when it is not
             // the key's last one.
             let mut msg = if n.len() == 3 {
@@ -164,7 +235,7 @@ fn collect<'a>(
             } else {
                 format!("unknown key {}", n[2].text)
             };
-            if let Some(s) = suggest(&n[2].text, keys::TOP_LEVEL.iter().copied()) {
+            if let Some(s) = suggest(&n[2].text, S::TOP_LEVEL.iter().copied()) {
                 msg.push_str(&format!(": did you mean {s}?"));
             }
             msg.push_str(" (Spring binds nothing for it)");
@@ -189,67 +260,63 @@ fn collect<'a>(
     } else {
         n[2].text.as_str()
     };
+    let here = (std::cmp::Reverse(di), pi);
     let pending = raw
         .entry((is_config, name.clone()))
         .or_insert_with(|| Pending {
             block: Block {
-                path: format!("resilience4j.circuitbreaker.{section}.{name}"),
+                path: format!("{}.{section}.{name}", S::PREFIX),
                 ..Block::default()
             },
             entries: BTreeMap::new(),
             direct: Vec::new(),
+            first: here,
+            origin: p.key_origin.clone(),
         });
+    pending.first = pending.first.min(here);
     if n.len() < 5 {
         pending.direct.push((di, p));
         return;
     }
     let entries = &mut pending.entries;
     let setting = &n[4];
-    let Some((id, camel, kind)) = keys::find(&setting.uniform()) else {
-        let legacy = keys::LEGACY
+    let Some((id, camel, kind)) = schema::find::<S>(&setting.uniform()) else {
+        let legacy = S::LEGACY
             .iter()
             .find(|(k, _)| relaxed::uniform(k) == setting.uniform());
         // The warning prints the full key first: name the setting only when the key goes on
         // past it (`slidingWindowsSize.nested`).
         let last = n.len() == 5;
-        let suggestion = suggest(&setting.text, keys::SETTINGS.iter().map(|(_, n, _)| *n));
+        let suggestion = suggest(&setting.text, S::SETTINGS.iter().map(|(_, n, _)| *n));
+        let noun = S::NOUN;
         let msg = match (legacy, suggestion) {
             (Some((_, advice)), _) if last => advice.to_string(),
             (Some((_, advice)), _) => format!("{} is {advice}", setting.text),
             (None, Some(s)) if last => format!("did you mean {s}? (Spring binds nothing for it)"),
             (None, Some(s)) => format!(
-                "unknown circuit-breaker setting {}: did you mean {s}? (Spring binds nothing for it)",
+                "unknown {noun} setting {}: did you mean {s}? (Spring binds nothing for it)",
                 setting.text
             ),
-            (None, None) if last => {
-                "unknown circuit-breaker setting (Spring binds nothing for it)".to_string()
-            }
+            (None, None) if last => format!("unknown {noun} setting (Spring binds nothing for it)"),
             (None, None) => format!(
-                "unknown circuit-breaker setting {} (Spring binds nothing for it)",
+                "unknown {noun} setting {} (Spring binds nothing for it)",
                 setting.text
             ),
         };
         warnings.push(Warning::new(Some(p.key_origin.clone()), p.key.clone(), msg));
         return;
     };
-    if matches!(
-        id,
-        Id::RecordFailurePredicate | Id::RecordResultPredicate | Id::IgnoreExceptionPredicate
-    ) && !p.value.trim().is_empty()
-    {
-        let setter = match id {
-            Id::RecordResultPredicate => "record_result",
-            Id::IgnoreExceptionPredicate => "ignore_exception",
-            _ => "record_exception",
-        };
-        warnings.push(Warning::new(
-            Some(p.value_origin.clone()),
-            p.key.clone(),
-            format!(
-                "the Java class {} cannot be loaded here; give the predicate in code (CircuitBreakerConfigBuilder::{setter})",
-                p.value.trim()
-            ),
-        ));
+    if let Some(advice) = S::class_advice(id) {
+        if !p.value.trim().is_empty() {
+            warnings.push(Warning::new(
+                Some(p.value_origin.clone()),
+                p.key.clone(),
+                format!(
+                    "the Java class {} cannot be loaded here; {advice}",
+                    p.value.trim()
+                ),
+            ));
+        }
     }
     let index = match (kind, n.len()) {
         (_, 5) => None,
@@ -273,6 +340,45 @@ fn collect<'a>(
     });
 }
 
+/// Spring creates a `configs` / `instances` entry only when something binds under it: drops
+/// the entries that bind nothing (no value, or only keys `S` does not know), each with a
+/// warning; when the entry's name is itself a setting, the warning says it probably belongs
+/// to the block above.
+pub(crate) fn drop_unbound<S: Schema>(section: &mut Section<S::Id>, warnings: &mut Vec<Warning>) {
+    let noun = S::NOUN;
+    let mut dropped = Vec::new();
+    for (is_config, map) in [(true, &section.configs), (false, &section.instances)] {
+        for (name, block) in map {
+            if block.binds_anything() {
+                continue;
+            }
+            let what = if is_config { "config" } else { "instance" };
+            let mut msg = format!(
+                "no {noun} setting binds under '{name}', so Spring creates no {noun} {what} '{name}'"
+            );
+            if let Some((_, camel, _)) = schema::find::<S>(&relaxed::uniform(name)) {
+                msg.push_str(&format!(
+                    "; {camel} is a {noun} setting, not a name: it probably belongs in the block above, indented one level further"
+                ));
+            }
+            let origin = section
+                .entry_origins
+                .get(&(is_config, name.clone()))
+                .cloned();
+            warnings.push(Warning::new(origin, block.path.clone(), msg));
+            dropped.push((is_config, name.clone()));
+        }
+    }
+    for key in &dropped {
+        if key.0 {
+            section.configs.remove(&key.1);
+        } else {
+            section.instances.remove(&key.1);
+        }
+    }
+    section.binder_order.retain(|k| !dropped.contains(k));
+}
+
 fn err(p: &Property, text: &str, message: String, allowed: &str) -> ConfigError {
     ConfigError {
         origin: Some(p.value_origin.clone()),
@@ -283,18 +389,18 @@ fn err(p: &Property, text: &str, message: String, allowed: &str) -> ConfigError 
     }
 }
 
-fn convert_entry(
-    id: Id,
+fn convert_entry<S: Schema>(
+    id: S::Id,
     list: &[Entry<'_>],
     path: &str,
-    block: &mut Block,
+    block: &mut Block<S::Id>,
     resolver: &Resolver<'_>,
 ) {
     let Some(top) = list.iter().map(|e| e.doc).max() else {
         return;
     };
     let in_top: Vec<&Entry<'_>> = list.iter().filter(|e| e.doc == top).collect();
-    let (_, camel, kind) = keys::SETTINGS
+    let (_, camel, kind) = S::SETTINGS
         .iter()
         .copied()
         .find(|(i, _, _)| *i == id)
@@ -316,19 +422,19 @@ fn convert_entry(
         // Spring's converters trim numbers, booleans, enums and class names, but a duration
         // must match `DurationStyle` exactly ("10s " is not a valid duration) and a String
         // (`baseConfig`) is taken as written.
-        let exact = kind == Kind::Duration || id == Id::BaseConfig;
+        let exact = kind == Kind::Duration || id == S::BASE_CONFIG;
         let text = if exact { text.as_str() } else { text.trim() };
         if text.is_empty() && kind != Kind::ClassList {
             return; // Spring converts "" to null: not set, inherited.
         }
         match convert_scalar(kind, text) {
-            Ok(val) => store(id, val, p, text, vec![], block),
+            Ok(val) => store::<S>(id, val, p, text, vec![], block),
             Err(allowed) => {
                 let message = match kind {
                     Kind::Duration => duration::parse(text).err().unwrap_or_default(),
                     _ => format!("Failed to convert '{text}' to {}", java_type(kind)),
                 };
-                let allowed = conversion_allowed(id, allowed);
+                let allowed = S::conversion_allowed(id, allowed);
                 block.errors.push(err(p, text, message, allowed));
             }
         }
@@ -375,12 +481,19 @@ fn convert_entry(
     }
     if let Some((_, first)) = items.iter().next() {
         let text = names.join(",");
-        store(id, Val::Names(names), first, &text, origins, block);
+        store::<S>(id, Val::Names(names), first, &text, origins, block);
     }
 }
 
-fn store(id: Id, val: Val, p: &Property, text: &str, item_origins: Vec<Origin>, block: &mut Block) {
-    if let Err((message, allowed)) = check(id, &val) {
+fn store<S: Schema>(
+    id: S::Id,
+    val: Val,
+    p: &Property,
+    text: &str,
+    item_origins: Vec<Origin>,
+    block: &mut Block<S::Id>,
+) {
+    if let Err((message, allowed)) = S::check(id, &val) {
         block.errors.push(err(p, text, message, allowed));
         return;
     }
@@ -398,6 +511,7 @@ fn store(id: Id, val: Val, p: &Property, text: &str, item_origins: Vec<Origin>, 
             val,
             origin: p.value_origin.clone(),
             item_origins,
+            text: text.to_string(),
         },
     );
 }

@@ -105,10 +105,13 @@ pub fn error_json(e: &ConfigError) -> Value {
     })
 }
 
-/// The whole report: `{"instances", "errors", "defaultConfig", "warnings", "sources",
-/// "errorDetails", "profiles"}`. `errors` maps an instance to Resilience4j's message;
-/// `errorDetails` lists every error as an object (see [`error_json`]) with file, line,
-/// column, key, value, message and what is allowed.
+/// The whole report: the circuit breakers' `{"instances", "errors", "defaultConfig",
+/// "sources"}`, the other modules' `{"retry", "timelimiter", "bulkhead", "threadpoolbulkhead",
+/// "ratelimiter", "aspectOrder"}` (the shape of `NN.modules.expected.json`, see
+/// [`crate::modules::ModulesConfig::report`]) with their `"moduleSources"`, and
+/// `{"warnings", "errorDetails", "profiles"}`. `errors` maps an instance to Resilience4j's
+/// message; `errorDetails` lists every error of every section as an object (see
+/// [`error_json`]) with file, line, column, key, value, message and what is allowed.
 pub fn report(loaded: &Loaded) -> Value {
     let c = &loaded.config;
     let mut instances = Map::new();
@@ -128,13 +131,18 @@ pub fn report(loaded: &Loaded) -> Value {
         }
         Err(_) => Value::Null,
     };
-    json!({
+    let mut out = json!({
         "instances": instances,
         "errors": errors,
         "defaultConfig": default_config,
         "warnings": loaded.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-        "errorDetails": c.all_errors().into_iter().map(error_json).collect::<Vec<_>>(),
+        "errorDetails": loaded.errors().into_iter().map(error_json).collect::<Vec<_>>(),
         "sources": sources,
+        "moduleSources": loaded.modules.sources(),
         "profiles": c.profiles,
-    })
+    });
+    if let Value::Object(m) = &mut out {
+        m.extend(loaded.modules.report());
+    }
+    out
 }

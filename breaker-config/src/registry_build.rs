@@ -57,9 +57,13 @@ fn unclaimed(names: &[UnclaimedName]) -> String {
 }
 
 fn list(errors: &[ConfigError]) -> String {
+    let all_breaker = errors
+        .iter()
+        .all(|e| e.key.starts_with("resilience4j.circuitbreaker"));
     let mut s = format!(
-        "{} invalid circuit-breaker setting{}:",
+        "{} invalid {}setting{}:",
         errors.len(),
+        if all_breaker { "circuit-breaker " } else { "" },
         if errors.len() == 1 { "" } else { "s" }
     );
     for e in errors {
@@ -94,15 +98,17 @@ impl CoreConfigs {
 /// binding exception names through `catalog`.
 ///
 /// # Errors
-/// [`RegistryLoadError::Invalid`] with every error of the file when any instance, the
-/// default config or a named config is invalid: all or nothing;
+/// [`RegistryLoadError::Invalid`] with every error of the files when any instance, the
+/// default config or a named config of any section (circuit breaker, retry, time limiter,
+/// bulkheads, rate limiter, aspect orders) is invalid: all or nothing, as Spring Boot refuses
+/// to start;
 /// [`RegistryLoadError::UnclaimedExceptionNames`] when an exception name in the file is not
 /// claimed by `catalog`.
 pub fn core_configs(
     loaded: &Loaded,
     catalog: &ErrorCatalog,
 ) -> Result<CoreConfigs, RegistryLoadError> {
-    let errors: Vec<ConfigError> = loaded.config.all_errors().into_iter().cloned().collect();
+    let errors: Vec<ConfigError> = loaded.errors().into_iter().cloned().collect();
     if !errors.is_empty() {
         return Err(RegistryLoadError::Invalid(errors));
     }
