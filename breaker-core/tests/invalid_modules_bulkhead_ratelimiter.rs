@@ -83,11 +83,7 @@ fn every_invalid_bulkhead_and_rate_limiter_config_is_rejected_as_in_resilience4j
             Err(e) => {
                 // `Display` is the message the vectors record.
                 assert_eq!(e.to_string(), e.message());
-                // Not the exception class: the rate limiter reports IllegalArgumentException
-                // where Resilience4j throws NullPointerException (a null limitRefreshPeriod
-                // or timeoutDuration) or RuntimeException (one too large); Java's null is
-                // checked through the value.
-                for d in common::invalid_config_diffs(&case, &e, false) {
+                for d in common::invalid_config_diffs(&case, &e, true) {
                     failures.push(format!("{name}: {d}"));
                 }
             }

@@ -275,7 +275,8 @@ fn nanos_of(
             "null".to_string(),
             "a duration",
             format!("{java_name} must not be null"),
-        ));
+        )
+        .with_exception("NullPointerException"));
     };
     i64::try_from(d.as_nanos()).map_err(|_| {
         ConfigError::new(
@@ -284,6 +285,7 @@ fn nanos_of(
             "at most 9223372036854775807 ns",
             format!("{java_name} too large"),
         )
+        .with_exception("RuntimeException")
     })
 }
 
