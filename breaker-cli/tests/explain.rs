@@ -160,8 +160,15 @@ fn a_retry_section_is_reported() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Until breaker-config loads retries, explain says the section is there but unread.
-    assert_eq!(v["instances"]["backend"]["retry"]["loaded"], false, "{v}");
+    // maxAttempts 4, waits 500, 1000, 2000 ms (x2 from 500 ms), each attempt cut at 2 s:
+    // 4 x 2000 + 3500 = 11 500 ms; in 10 s, 3 attempts fit (3 x 2000 + 1500 = 7500 ms).
+    let r = &v["instances"]["backend"]["retry"];
+    assert_eq!(r["loaded"], true, "{v}");
+    assert_eq!(r["max_attempts"], 4, "{v}");
+    assert_eq!(r["worst_case_ms"], 11_500, "{v}");
+    assert_eq!(r["budget_ms"], 10_000, "{v}");
+    assert_eq!(r["fits_budget"], false, "{v}");
+    assert_eq!(r["most_attempts_in_budget"], 3, "{v}");
 }
 
 #[test]

@@ -799,6 +799,14 @@ impl CircuitBreakerConfigBuilder {
     }
 }
 
+/// An exception-name list without repeats, first occurrence kept (Java's `Set`s of
+/// classes); also used by the retry config.
+pub(crate) fn dedup(mut v: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|s| seen.insert(s.clone()));
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

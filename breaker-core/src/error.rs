@@ -42,6 +42,23 @@ impl ConfigError {
         self.exception = exception;
         self
     }
+    /// Rejects a count above Java's `int` range (`2147483647`), which a Resilience4j setter
+    /// cannot even be given: `<setting> must be at most 2147483647, but was <value>`.
+    pub(crate) fn check_java_int(
+        setting: &'static str,
+        value: i64,
+        allowed: &'static str,
+    ) -> Result<(), ConfigError> {
+        if value > i64::from(i32::MAX) {
+            return Err(ConfigError::new(
+                setting,
+                value.to_string(),
+                allowed,
+                format!("{setting} must be at most 2147483647, but was {value}"),
+            ));
+        }
+        Ok(())
+    }
     /// The Resilience4j property name, e.g. `failureRateThreshold`.
     pub fn setting(&self) -> &'static str {
         self.setting

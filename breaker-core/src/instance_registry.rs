@@ -1,6 +1,8 @@
-//! [`InstanceRegistry`]: named instances of one module (Retry, TimeLimiter, ...) and named
-//! configs, shaped like the circuit breaker's [`Registry`](crate::Registry) (Resilience4j's
-//! `RetryRegistry`, `TimeLimiterRegistry`), with live config replacement.
+//! [`InstanceRegistry`]: named instances of one module and named configs, shaped like the
+//! circuit breaker's [`Registry`](crate::Registry): Resilience4j's `RetryRegistry`,
+//! `TimeLimiterRegistry`, `BulkheadRegistry`, `ThreadPoolBulkheadRegistry` and
+//! `RateLimiterRegistry`, with live config replacement, registry events and
+//! `eventConsumerBufferSize` buffers.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -14,7 +16,11 @@ use crate::publisher::{EventPublisher, ModuleEvent, RecentEvents};
 use crate::registry::{RegistryError, DEFAULT_CONFIG_NAME};
 
 /// A kind of instance an [`InstanceRegistry`] holds: a cheap-to-clone handle with a name, a
-/// replaceable config and an event publisher.
+/// replaceable config and an event publisher. Implemented by
+/// [`Retry`](crate::retry::Retry), [`TimeLimiter`](crate::timelimiter::TimeLimiter),
+/// [`Bulkhead`](crate::bulkhead::Bulkhead),
+/// [`ThreadPoolBulkhead`](crate::bulkhead::ThreadPoolBulkhead) and
+/// [`RateLimiter`](crate::ratelimiter::RateLimiter).
 pub trait RegistryInstance: Clone + Send + Sync + 'static {
     /// The instance's config.
     type Config: Send + Sync + 'static;
@@ -23,48 +29,57 @@ pub trait RegistryInstance: Clone + Send + Sync + 'static {
 
     /// Resilience4j's defaults (`ofDefaults()`), the registry default when none is given.
     fn default_config() -> Self::Config;
-    /// A new instance named `name`.
+    /// A new instance named `name`, using `config` (shared, not copied).
     fn create(name: &str, config: Arc<Self::Config>) -> Self;
     /// The instance's name.
     fn name(&self) -> &str;
     /// The config the instance uses now.
     fn config(&self) -> Arc<Self::Config>;
-    /// Replaces the config in place; calls already running keep the config they started
-    /// with.
+    /// Replaces the config in place, keeping the instance's state (a bulkhead's permits in
+    /// use, a rate limiter's permissions); calls already running keep the config they
+    /// started with.
     fn replace_config(&self, config: Arc<Self::Config>);
     /// The instance's event publisher.
     fn event_publisher(&self) -> &EventPublisher<Self::Event>;
 }
 
 /// Something that changed in an [`InstanceRegistry`] (Resilience4j's `EntryAddedEvent`,
-/// `EntryReplacedEvent`, `EntryRemovedEvent`).
-pub enum InstanceRegistryEvent<I: RegistryInstance> {
+/// `EntryReplacedEvent`, `EntryRemovedEvent`): `T` is the instance type, `C` its config.
+/// The registries deliver it as [`InstanceRegistryEvent`].
+#[derive(Debug)]
+pub enum RegistryEntryEvent<T, C> {
     /// An instance was created.
-    Added(I),
-    /// An instance's config was replaced in place.
+    Added(T),
+    /// An instance's config was replaced in place; it kept its state.
     Replaced {
         /// The instance (the same one as before).
-        instance: I,
+        instance: T,
         /// The config it had.
-        old: Arc<I::Config>,
+        old: Arc<C>,
         /// The config it has now.
-        new: Arc<I::Config>,
+        new: Arc<C>,
     },
     /// An instance was removed from the registry (existing handles keep working).
-    Removed(I),
+    Removed(T),
 }
 
-impl<I: RegistryInstance> fmt::Debug for InstanceRegistryEvent<I> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl<T: Clone, C> Clone for RegistryEntryEvent<T, C> {
+    fn clone(&self) -> Self {
         match self {
-            InstanceRegistryEvent::Added(i) => write!(f, "Added({})", i.name()),
-            InstanceRegistryEvent::Replaced { instance, .. } => {
-                write!(f, "Replaced({})", instance.name())
-            }
-            InstanceRegistryEvent::Removed(i) => write!(f, "Removed({})", i.name()),
+            RegistryEntryEvent::Added(i) => RegistryEntryEvent::Added(i.clone()),
+            RegistryEntryEvent::Replaced { instance, old, new } => RegistryEntryEvent::Replaced {
+                instance: instance.clone(),
+                old: old.clone(),
+                new: new.clone(),
+            },
+            RegistryEntryEvent::Removed(i) => RegistryEntryEvent::Removed(i.clone()),
         }
     }
 }
+
+/// The event an [`InstanceRegistry<I>`] delivers to its listeners
+/// ([`InstanceRegistry::subscribe`]).
+pub type InstanceRegistryEvent<I> = RegistryEntryEvent<I, <I as RegistryInstance>::Config>;
 
 struct Entry<I: RegistryInstance> {
     instance: I,
@@ -87,14 +102,21 @@ struct Inner<I: RegistryInstance> {
     buffers_enabled: AtomicBool,
 }
 
-/// Named instances of one module sharing named configs. Cheap to clone; clones share
-/// everything. [`RetryRegistry`](crate::retry::RetryRegistry) and
-/// [`TimeLimiterRegistry`](crate::timelimiter::TimeLimiterRegistry) are this type.
+/// Named instances of one module sharing named configs (Resilience4j's `RetryRegistry`,
+/// `TimeLimiterRegistry`, `BulkheadRegistry`, `ThreadPoolBulkheadRegistry`,
+/// `RateLimiterRegistry`). Cheap to clone; clones share everything.
+/// [`RetryRegistry`](crate::retry::RetryRegistry),
+/// [`TimeLimiterRegistry`](crate::timelimiter::TimeLimiterRegistry),
+/// [`BulkheadRegistry`](crate::bulkhead::BulkheadRegistry),
+/// [`ThreadPoolBulkheadRegistry`](crate::bulkhead::ThreadPoolBulkheadRegistry) and
+/// [`RateLimiterRegistry`](crate::ratelimiter::RateLimiterRegistry) are this type, each with
+/// its module's getters (`retry(name)`, `time_limiter(name)`, `bulkhead(name)`,
+/// `rate_limiter(name)`, and their `_with_config` / `_with_config_name` forms).
 ///
 /// [`instance`](Self::instance) returns the existing instance or creates it from the config
 /// assigned to that name ([`configure_instance`](Self::configure_instance)) or else the
 /// default config. Configs can be replaced while calls run: every handle, including handles
-/// cached at call sites, uses the new config from its next call.
+/// cached at call sites, uses the new config from its next call, and keeps its state.
 pub struct InstanceRegistry<I: RegistryInstance> {
     inner: Arc<Inner<I>>,
 }
@@ -121,7 +143,7 @@ fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 }
 
 impl<I: RegistryInstance> InstanceRegistry<I> {
-    /// A registry whose default config is Resilience4j's defaults.
+    /// A registry whose default config is Resilience4j's defaults for its module.
     pub fn new() -> Self {
         Self::with_default_config(I::default_config())
     }
@@ -144,8 +166,8 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     /// The instance named `name`, created on first use from its assigned config or the
     /// default config. Take it once and keep the handle: lookups hash the name.
     pub fn instance(&self, name: &str) -> I {
-        if let Some(e) = read(&self.inner.instances).get(name) {
-            return e.instance.clone();
+        if let Some(i) = self.find(name) {
+            return i;
         }
         let assigned = read(&self.inner.instance_configs).get(name).cloned();
         let own = assigned.is_some();
@@ -156,8 +178,8 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     /// The instance named `name`, created with `config` if it does not exist yet. An
     /// existing instance is returned unchanged, as in Resilience4j.
     pub fn instance_with_config(&self, name: &str, config: I::Config) -> I {
-        if let Some(e) = read(&self.inner.instances).get(name) {
-            return e.instance.clone();
+        if let Some(i) = self.find(name) {
+            return i;
         }
         self.get_or_insert(name, Arc::new(config), true)
     }
@@ -173,8 +195,8 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
         name: &str,
         config_name: &str,
     ) -> Result<I, RegistryError> {
-        if let Some(e) = read(&self.inner.instances).get(name) {
-            return Ok(e.instance.clone());
+        if let Some(i) = self.find(name) {
+            return Ok(i);
         }
         let config = self
             .configuration(config_name)
@@ -195,7 +217,7 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
             );
             instance
         };
-        self.emit(&InstanceRegistryEvent::Added(instance.clone()));
+        self.emit(&RegistryEntryEvent::Added(instance.clone()));
         instance
     }
 
@@ -222,8 +244,9 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
             .collect()
     }
 
-    /// Removes the instance named `name` (and its assigned config). Handles already taken
-    /// keep working but are no longer reachable through the registry.
+    /// Removes the instance named `name` (and its assigned config and event buffer).
+    /// Handles already taken keep working but are no longer reachable through the
+    /// registry.
     pub fn remove(&self, name: &str) -> Option<I> {
         write(&self.inner.instance_configs).remove(name);
         let removed = write(&self.inner.instances).remove(name);
@@ -231,7 +254,7 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
             if let Some((_, id)) = e.buffer {
                 e.instance.event_publisher().unsubscribe(id);
             }
-            self.emit(&InstanceRegistryEvent::Removed(e.instance.clone()));
+            self.emit(&RegistryEntryEvent::Removed(e.instance.clone()));
             e.instance
         })
     }
@@ -279,8 +302,8 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     }
 
     /// Assigns `config` to the instance `name` (`instances.<name>`): creates the instance if
-    /// it does not exist (eagerly, as Spring does), else replaces its config in place.
-    /// Returns the instance.
+    /// it does not exist (eagerly, as Spring does), else replaces its config in place,
+    /// keeping its state. Returns the instance.
     pub fn configure_instance(&self, name: &str, config: I::Config) -> I {
         let config = Arc::new(config);
         write(&self.inner.instance_configs).insert(name.to_string(), config.clone());
@@ -310,8 +333,8 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
         }
     }
 
-    /// Replaces the config of the existing instance `name` in place; `false` if there is
-    /// no such instance.
+    /// Replaces the config of the existing instance `name` in place, keeping its state;
+    /// `false` if there is no such instance.
     pub fn replace_config(&self, name: &str, config: I::Config) -> bool {
         match self.find(name) {
             Some(_) => {
@@ -323,9 +346,12 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     }
 
     /// Applies a whole new configuration in one step (what a reload does): the default
-    /// config, every named config, and every instance config. Instances no longer listed go
-    /// back to the default config. All instances are updated under the registry's write
-    /// lock, so none is created from a half-applied configuration.
+    /// config, every named config (an entry named `default` is ignored), and every instance
+    /// config. Every existing instance gets its new config in place (a `Replaced` event
+    /// each); instances no longer listed go back to the default config; listed instances
+    /// that do not exist yet are created. All instances are updated under the registry's
+    /// write lock, so none is created from a half-applied configuration; registry events
+    /// are delivered after it is released.
     pub fn apply(
         &self,
         default_config: I::Config,
@@ -355,10 +381,8 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
                 };
                 e.own_config = own;
                 let old = e.instance.config();
-                if !Arc::ptr_eq(&old, &config) {
-                    e.instance.replace_config(config.clone());
-                    replaced.push((e.instance.clone(), old, config));
-                }
+                e.instance.replace_config(config.clone());
+                replaced.push((e.instance.clone(), old, config));
             }
             for (name, config) in &instances {
                 if !map.contains_key(name) {
@@ -369,21 +393,22 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
             }
         }
         for (instance, old, new) in replaced {
-            self.emit(&InstanceRegistryEvent::Replaced { instance, old, new });
+            self.emit(&RegistryEntryEvent::Replaced { instance, old, new });
         }
         for i in added {
-            self.emit(&InstanceRegistryEvent::Added(i));
+            self.emit(&RegistryEntryEvent::Added(i));
         }
     }
 
-    /// Sets `eventConsumerBufferSize` (>= 1) for the instance `name`: how many recent events
-    /// its buffer keeps once buffers are enabled. Default 100.
+    /// Sets `eventConsumerBufferSize` (>= 1; 0 counts as 1) for the instance `name`: how
+    /// many recent events its buffer keeps once buffers are enabled. Default 100. Applies to
+    /// buffers attached from now on (an instance that already has a buffer keeps its size).
     pub fn set_event_consumer_buffer_size(&self, name: &str, capacity: usize) {
         write(&self.inner.buffer_sizes).insert(name.to_string(), capacity.max(1));
     }
 
     /// Keeps the recent events of every instance, existing and future, in a bounded buffer
-    /// (Resilience4j's actuator event buffers), sized by
+    /// (Resilience4j's actuator event buffers, the events endpoint), sized by
     /// [`set_event_consumer_buffer_size`](Self::set_event_consumer_buffer_size). Off by
     /// default: a buffer makes every call build its events.
     pub fn enable_event_buffers(&self) {
@@ -427,14 +452,16 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     fn replace_in_place(&self, i: &I, config: Arc<I::Config>) {
         let old = i.config();
         i.replace_config(config.clone());
-        self.emit(&InstanceRegistryEvent::Replaced {
+        self.emit(&RegistryEntryEvent::Replaced {
             instance: i.clone(),
             old,
             new: config,
         });
     }
 
-    /// Calls `f` for every registry event (added, replaced, removed), synchronously.
+    /// Calls `f` for every registry event (added, replaced, removed), synchronously, after
+    /// the change. A panicking listener is logged and affects neither the change nor the
+    /// other listeners.
     pub fn subscribe(&self, f: impl Fn(&InstanceRegistryEvent<I>) + Send + Sync + 'static) {
         let f: Listener<I> = Arc::new(f);
         self.inner.listeners.rcu(|l| {
@@ -453,9 +480,14 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     }
 }
 
+/// `BulkheadRegistry { instances: ["a", "b"], .. }`: the registry named after its instance
+/// type, and the names of its instances.
 impl<I: RegistryInstance> fmt::Debug for InstanceRegistry<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("InstanceRegistry")
+        let path = std::any::type_name::<I>();
+        let path = path.split('<').next().unwrap_or(path);
+        let kind = path.rsplit("::").next().unwrap_or(path);
+        f.debug_struct(&format!("{kind}Registry"))
             .field(
                 "instances",
                 &read(&self.inner.instances).keys().collect::<Vec<_>>(),

@@ -23,6 +23,14 @@
 //! [`ratelimiter`] (its `AtomicRateLimiter`), each with its config builder, events, metrics,
 //! errors and registry.
 //!
+//! Their registries (`RetryRegistry`, `TimeLimiterRegistry`, `BulkheadRegistry`,
+//! `ThreadPoolBulkheadRegistry`, `RateLimiterRegistry`) are one type, [`InstanceRegistry`],
+//! shaped like the breaker's [`Registry`]: a default config (`configs.default`), named
+//! configs, get-or-create by name (`retry(name)`, `time_limiter(name)`, `bulkhead(name)`,
+//! `rate_limiter(name)`), live config changes that keep each instance's state, `apply` for a
+//! whole reload, `eventConsumerBufferSize` buffers, and [`RegistryEntryEvent`]s (Added,
+//! Replaced, Removed). Unknown config names fail with [`RegistryError`].
+//!
 //! # What is exact
 //!
 //! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the
@@ -100,7 +108,6 @@ mod interval;
 mod java;
 mod machine;
 mod metrics;
-mod named;
 mod names;
 mod permit;
 mod publisher;
@@ -129,7 +136,9 @@ pub use events::{
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
 pub use instance::InstanceSettings;
-pub use instance_registry::{InstanceRegistry, InstanceRegistryEvent, RegistryInstance};
+pub use instance_registry::{
+    InstanceRegistry, InstanceRegistryEvent, RegistryEntryEvent, RegistryInstance,
+};
 pub use interval::{
     IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
 };

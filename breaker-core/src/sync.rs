@@ -13,6 +13,15 @@ pub(crate) use std::sync::{
     Arc, Mutex, MutexGuard,
 };
 
+/// Runs a loom model over every interleaving with up to 3 preemptions (loom's usual bound;
+/// unbounded, a three-thread model runs for hours).
+#[cfg(all(test, loom))]
+pub(crate) fn loom_model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(f);
+}
+
 /// Locks `m`, ignoring poisoning: every critical section leaves its data consistent before
 /// anything that could panic.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -3,10 +3,11 @@
 //! returned on error, panic and cancellation, the thread-pool bulkhead, registries, and the
 //! deliberate differences from Resilience4j (pinned here, listed in the README).
 
-use std::future::Future;
-use std::pin::{pin, Pin};
+mod common;
+
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use std::time::Duration;
 
 use breaker_core::bulkhead::{
@@ -15,18 +16,7 @@ use breaker_core::bulkhead::{
 };
 use breaker_core::{ManualClock, RegistryError};
 
-/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
-fn noop_waker() -> Waker {
-    struct Noop;
-    impl std::task::Wake for Noop {
-        fn wake(self: std::sync::Arc<Self>) {}
-    }
-    Waker::from(std::sync::Arc::new(Noop))
-}
-
-fn poll<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(&noop_waker()))
-}
+use common::poll;
 
 fn config(max: i64, wait_ms: u64, clock: &ManualClock) -> BulkheadConfig {
     BulkheadConfig::builder()
@@ -383,4 +373,23 @@ fn registries_create_share_and_reconfigure_bulkheads() {
             .unwrap(),
     );
     assert_eq!(pools.bulkhead("p").metrics().maximum_thread_pool_size, 3);
+}
+
+#[test]
+fn a_removed_bulkhead_stops_feeding_its_registry_event_buffer() {
+    use breaker_core::RegistryInstance;
+    let registry = BulkheadRegistry::new();
+    registry.enable_event_buffers();
+    let a = registry.bulkhead("a");
+    assert!(a.event_publisher().any(), "the buffer subscribed");
+    assert_eq!(
+        format!("{registry:?}"),
+        r#"BulkheadRegistry { instances: ["a"], .. }"#
+    );
+    assert!(registry.remove("a").is_some());
+    assert!(
+        !a.event_publisher().any(),
+        "nothing left to build events for"
+    );
+    assert_eq!(registry.recent_events("a"), None);
 }

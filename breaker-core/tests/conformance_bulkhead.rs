@@ -10,44 +10,22 @@
 //! over-release defect, which this crate fixes; it is replayed in exact Resilience4j mode.
 //! The decision is made from the vector's own steps.
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::path::{Path, PathBuf};
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use breaker_core::bulkhead::{Bulkhead, BulkheadConfig, BulkheadConfigBuilder, BulkheadPermit};
 use breaker_core::{ManualClock, SignedDuration};
 use serde_json::{json, Value};
 
-/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
-fn noop_waker() -> Waker {
-    struct Noop;
-    impl std::task::Wake for Noop {
-        fn wake(self: std::sync::Arc<Self>) {}
-    }
-    Waker::from(std::sync::Arc::new(Noop))
-}
-
-fn module_dir(module: &str) -> PathBuf {
-    match std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR") {
-        Some(d) => PathBuf::from(d).join(module),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/data/conformance")
-            .join(module),
-    }
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
+use common::{
+    compare, json_files, modules_dir, modules_dir_overridden, noop_waker, replay_module_vectors,
+    step_outcome,
+};
 
 fn builder(config: &Value, clock: &ManualClock, exact: bool) -> BulkheadConfigBuilder {
     let mut b = BulkheadConfig::builder()
@@ -160,23 +138,13 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
             diffs.push(format!("error: expected {expected_error:?}, got {error:?}"));
         }
         let got_events = json!(events.lock().unwrap().clone());
-        if expect["events"] != got_events {
-            diffs.push(format!(
-                "events: expected {}, got {got_events}",
-                expect["events"]
-            ));
-        }
+        compare(&mut diffs, "events", &expect["events"], &got_events);
         let m = bulkhead.metrics();
         let got_metrics = json!({
             "availableConcurrentCalls": m.available_concurrent_calls,
             "maxAllowedConcurrentCalls": m.max_allowed_concurrent_calls,
         });
-        if expect["metrics"] != got_metrics {
-            diffs.push(format!(
-                "metrics: expected {}, got {got_metrics}",
-                expect["metrics"]
-            ));
-        }
+        compare(&mut diffs, "metrics", &expect["metrics"], &got_metrics);
         let pending = bulkhead.is_config_change_pending();
         if expect["changeConfigPending"].as_bool().unwrap_or(false) != pending {
             diffs.push(format!(
@@ -184,14 +152,7 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
                 expect["changeConfigPending"]
             ));
         }
-        if !diffs.is_empty() {
-            return Err(format!(
-                "step {index} (t_ms={}, op={op}{}): {}",
-                step["t_ms"],
-                call.map(|c| format!(", call={c}")).unwrap_or_default(),
-                diffs.join("; ")
-            ));
-        }
+        step_outcome(index, step, op, call, &diffs)?;
     }
     // Calls still in flight: their permits are returned here.
     for (_, p) in permits.drain() {
@@ -202,43 +163,22 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
 
 #[test]
 fn every_bulkhead_vector_reproduces_resilience4j() {
-    let dir = module_dir("resilience4j-bulkhead");
-    let files = json_files(&dir);
-    assert!(!files.is_empty(), "no cases in {}", dir.display());
-    let mut failures = Vec::new();
-    let mut exact = 0;
-    for f in &files {
-        let case: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap())
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let mode = needs_exact_mode(&case);
-        exact += usize::from(mode);
-        // Exact mode is Resilience4j itself: it must reproduce every vector too.
-        let r = replay(&case, mode).and_then(|()| {
-            replay(&case, true).map_err(|e| format!("in exact Resilience4j mode: {e}"))
-        });
-        if let Err(e) = r {
-            failures.push(format!("{}: {e}", case["name"].as_str().unwrap_or("?")));
-        }
-    }
-    eprintln!(
-        "replayed {} bulkhead vectors ({exact} in exact Resilience4j mode) from {}",
-        files.len(),
-        dir.display()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} bulkhead vectors differ from Resilience4j:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
+    replay_module_vectors(
+        "resilience4j-bulkhead",
+        "bulkhead",
+        needs_exact_mode,
+        replay,
     );
 }
 
 #[test]
 fn the_repository_holds_every_shipped_bulkhead_vector() {
-    if std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR").is_some() {
+    if modules_dir_overridden() {
         return;
     }
     // 21 hand-written + 56 generated scenarios.
-    assert_eq!(json_files(&module_dir("resilience4j-bulkhead")).len(), 77);
+    assert_eq!(
+        json_files(&modules_dir().join("resilience4j-bulkhead"), "").len(),
+        77
+    );
 }

@@ -12,11 +12,12 @@
 //! that blocked for its timeout, or a `DRAINED` event) is replayed in exact Resilience4j
 //! mode; the decision is made from the vector's own steps.
 
+mod common;
+
 use std::future::Future;
-use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use breaker_core::ratelimiter::{
     RateLimiter, RateLimiterConfig, RateLimiterConfigBuilder, RateLimiterEvent, RequestNotPermitted,
@@ -24,35 +25,12 @@ use breaker_core::ratelimiter::{
 use breaker_core::{ManualClock, SignedDuration};
 use serde_json::{json, Value};
 
-/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
-fn noop_waker() -> Waker {
-    struct Noop;
-    impl std::task::Wake for Noop {
-        fn wake(self: std::sync::Arc<Self>) {}
-    }
-    Waker::from(std::sync::Arc::new(Noop))
-}
+use common::{
+    compare, json_files, modules_dir, modules_dir_overridden, noop_waker, replay_module_vectors,
+    step_outcome,
+};
 
 const ORIGIN_NS: u64 = 1_700_000_000_000_000_000;
-
-fn module_dir(module: &str) -> PathBuf {
-    match std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR") {
-        Some(d) => PathBuf::from(d).join(module),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/data/conformance")
-            .join(module),
-    }
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
 
 /// The vectors' exception names and their Java superclasses, for `instanceof`.
 fn parent(class: &str) -> Option<&'static str> {
@@ -298,13 +276,12 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
         if expected_error != error {
             diffs.push(format!("error: expected {expected_error:?}, got {error:?}"));
         }
-        if expect["events"] != Value::Array(events.clone()) {
-            diffs.push(format!(
-                "events: expected {}, got {}",
-                expect["events"],
-                Value::Array(events)
-            ));
-        }
+        compare(
+            &mut diffs,
+            "events",
+            &expect["events"],
+            &Value::Array(events),
+        );
         let m = limiter.metrics();
         let got_metrics = json!({
             "availablePermissions": m.available_permissions,
@@ -312,20 +289,8 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
             "nanosToWait": m.nanos_to_wait,
             "cycle": m.cycle,
         });
-        if expect["metrics"] != got_metrics {
-            diffs.push(format!(
-                "metrics: expected {}, got {got_metrics}",
-                expect["metrics"]
-            ));
-        }
-        if !diffs.is_empty() {
-            return Err(format!(
-                "step {index} (t_ms={}, op={op}{}): {}",
-                step["t_ms"],
-                call.map(|c| format!(", call={c}")).unwrap_or_default(),
-                diffs.join("; ")
-            ));
-        }
+        compare(&mut diffs, "metrics", &expect["metrics"], &got_metrics);
+        step_outcome(index, step, op, call, &diffs)?;
     }
     if let Some(b) = blocked.first() {
         return Err(format!("call {} still blocked at the end", b.call));
@@ -335,46 +300,22 @@ fn replay(case: &Value, exact: bool) -> Result<(), String> {
 
 #[test]
 fn every_rate_limiter_vector_reproduces_resilience4j() {
-    let dir = module_dir("resilience4j-ratelimiter");
-    let files = json_files(&dir);
-    assert!(!files.is_empty(), "no cases in {}", dir.display());
-    let mut failures = Vec::new();
-    let mut exact = 0;
-    for f in &files {
-        let case: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap())
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let mode = needs_exact_mode(&case);
-        exact += usize::from(mode);
-        // Exact mode is Resilience4j itself: it must reproduce every vector too.
-        let r = replay(&case, mode).and_then(|()| {
-            replay(&case, true).map_err(|e| format!("in exact Resilience4j mode: {e}"))
-        });
-        if let Err(e) = r {
-            failures.push(format!("{}: {e}", case["name"].as_str().unwrap_or("?")));
-        }
-    }
-    eprintln!(
-        "replayed {} rate-limiter vectors ({exact} in exact Resilience4j mode) from {}",
-        files.len(),
-        dir.display()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} rate-limiter vectors differ from Resilience4j:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
+    replay_module_vectors(
+        "resilience4j-ratelimiter",
+        "rate-limiter",
+        needs_exact_mode,
+        replay,
     );
 }
 
 #[test]
 fn the_repository_holds_every_shipped_rate_limiter_vector() {
-    if std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR").is_some() {
+    if modules_dir_overridden() {
         return;
     }
     // 31 hand-written + 105 generated scenarios.
     assert_eq!(
-        json_files(&module_dir("resilience4j-ratelimiter")).len(),
+        json_files(&modules_dir().join("resilience4j-ratelimiter"), "").len(),
         136
     );
 }

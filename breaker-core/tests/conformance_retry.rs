@@ -19,13 +19,14 @@
 //! `BREAKER_CONFORMANCE_MODULES_DIR` to a folder laid out like it (one subfolder per module)
 //! to replay other cases.
 
+mod common;
+
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
-use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use breaker_core::retry::{
@@ -35,34 +36,11 @@ use breaker_core::retry::{
 use breaker_core::{Clock, ConfigError, ErrorCatalog, SignedDuration, Sleep};
 use serde_json::{json, Value};
 
+use common::{
+    invalid_config_diffs, json_files, load, modules_dir, modules_dir_overridden, noop_waker,
+};
+
 const ORIGIN_MS: u64 = 1_700_000_000_000;
-
-fn modules_dir() -> PathBuf {
-    match std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/conformance"),
-    }
-}
-
-fn json_files(dir: &Path, prefix: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "json")
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(prefix))
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn load(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 // ----- the Java exceptions of the vectors ----------------------------------------------
 
@@ -227,11 +205,6 @@ fn records_a_resilience4j_defect(case: &Value) -> bool {
 
 // ----- driving a call attempt by attempt ------------------------------------------------
 
-struct Noop;
-impl Wake for Noop {
-    fn wake(self: Arc<Self>) {}
-}
-
 /// Pending once, then ready: each attempt yields to the test before it returns.
 #[derive(Default)]
 struct YieldOnce(bool);
@@ -387,7 +360,7 @@ fn replay(case: &Value, exact: bool, draw: Draw, subscribed: bool) -> Result<(),
         let s = Arc::clone(&seen);
         retry.subscribe(move |e| s.lock().unwrap().push(e.clone()));
     }
-    let waker = Waker::from(Arc::new(Noop));
+    let waker = noop_waker();
     let mut cx = Context::from_waker(&waker);
 
     for steps in calls(case) {
@@ -550,16 +523,7 @@ fn check_invalid(case: &Value) -> Result<(), String> {
         Ok(_) => return Err("accepted".into()),
         Err(e) => e,
     };
-    let mut diffs = Vec::new();
-    for (what, expected, got) in [
-        ("message", &case["expect_error"], err.message()),
-        ("exception", &case["expect_exception"], err.exception()),
-        ("setting", &case["invalid_property"], err.setting()),
-    ] {
-        if expected.as_str() != Some(got) {
-            diffs.push(format!("{what}: expected {expected}, got {got:?}"));
-        }
-    }
+    let diffs = invalid_config_diffs(case, &err, true);
     if diffs.is_empty() {
         Ok(())
     } else {
@@ -586,7 +550,7 @@ fn every_invalid_retry_config_is_rejected_with_resilience4j_s_message() {
 
 #[test]
 fn the_repository_holds_every_shipped_retry_vector() {
-    if std::env::var_os("BREAKER_CONFORMANCE_MODULES_DIR").is_some() {
+    if modules_dir_overridden() {
         return;
     }
     let dir = modules_dir();

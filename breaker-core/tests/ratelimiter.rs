@@ -3,10 +3,11 @@
 //! differences from Resilience4j (pinned here, listed in the README), each against the
 //! exact mode that keeps Resilience4j's behaviour.
 
-use std::future::Future;
-use std::pin::{pin, Pin};
+mod common;
+
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use std::time::Duration;
 
 use breaker_core::ratelimiter::{
@@ -14,18 +15,7 @@ use breaker_core::ratelimiter::{
 };
 use breaker_core::ManualClock;
 
-/// A waker that does nothing (`Waker::noop` is newer than the MSRV).
-fn noop_waker() -> Waker {
-    struct Noop;
-    impl std::task::Wake for Noop {
-        fn wake(self: std::sync::Arc<Self>) {}
-    }
-    Waker::from(std::sync::Arc::new(Noop))
-}
-
-fn poll<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(&noop_waker()))
-}
+use common::poll;
 
 const SECOND: Duration = Duration::from_secs(1);
 

@@ -2,11 +2,11 @@
 //! once, panics, result consumers and custom intervals, live config replacement, the
 //! registry.
 
-use std::future::Future;
-use std::pin::Pin;
+mod common;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::Poll;
 use std::time::Duration;
 
 use breaker_core::retry::{
@@ -14,15 +14,7 @@ use breaker_core::retry::{
 };
 use breaker_core::{ErrorCatalog, ManualClock, RegistryError};
 
-struct Noop;
-impl Wake for Noop {
-    fn wake(self: Arc<Self>) {}
-}
-
-fn poll<F: Future + ?Sized>(f: Pin<&mut F>) -> Poll<F::Output> {
-    let waker = Waker::from(Arc::new(Noop));
-    f.poll(&mut Context::from_waker(&waker))
-}
+use common::poll;
 
 fn clock() -> ManualClock {
     ManualClock::at_epoch_millis(1_700_000_000_000)

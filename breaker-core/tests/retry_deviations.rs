@@ -2,10 +2,12 @@
 //! (the fix) and exact-Resilience4j mode (the defect as recorded from Resilience4j 2.4: the
 //! vectors named in each test, and spec §2.3 / §2.10).
 
+mod common;
+
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use breaker_core::retry::{
@@ -13,14 +15,9 @@ use breaker_core::retry::{
 };
 use breaker_core::SignedDuration;
 
-struct Noop;
-impl Wake for Noop {
-    fn wake(self: Arc<Self>) {}
-}
-
 /// Runs a call whose waits are all 0 ms: it finishes within one poll.
 fn run<T, E>(f: impl Future<Output = Result<T, RetryError<E>>>) -> Result<T, RetryError<E>> {
-    let waker = Waker::from(Arc::new(Noop));
+    let waker = common::noop_waker();
     match std::pin::pin!(f).poll(&mut Context::from_waker(&waker)) {
         Poll::Ready(r) => r,
         Poll::Pending => panic!("the call waited"),
@@ -159,7 +156,7 @@ fn a_negative_interval_after_an_error_counts_the_call_as_failed() {
         let clock = breaker_core::ManualClock::at_epoch_millis(0);
         let (r, seen) = retry(negative_multiplier().clock(Arc::new(clock.clone())), exact);
         let n = AtomicU32::new(0);
-        let waker = Waker::from(Arc::new(Noop));
+        let waker = common::noop_waker();
         let mut call = Box::pin(r.call(|| async {
             Err::<(), _>(format!("attempt {}", n.fetch_add(1, Ordering::SeqCst) + 1))
         }));
@@ -195,7 +192,7 @@ fn a_negative_interval_after_a_result_ends_the_call_with_that_result() {
             .retry_on_result(|r: &&str| *r == "BUSY")
             .clock(Arc::new(clock.clone()))
     };
-    let waker = Waker::from(Arc::new(Noop));
+    let waker = common::noop_waker();
     let mut cx = Context::from_waker(&waker);
 
     let (r, seen) = retry(b(), false);

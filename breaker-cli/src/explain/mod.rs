@@ -197,12 +197,12 @@ fn retry_finding(
     budget: Option<Duration>,
 ) -> RetryFinding {
     match retry_config::retry_plan(loaded, name) {
-        Some(plan) => RetryFinding::Plan {
+        Ok(Some(plan)) => RetryFinding::Plan {
             plan,
             budget,
             fit: budget.map(|b| RetryPlan::fit(&plan, b)),
         },
-        None if retry_config::has_section(loaded, "retry") => RetryFinding::NotLoadedYet,
-        None => RetryFinding::NoRetry,
+        Ok(None) => RetryFinding::NoRetry,
+        Err(why) => RetryFinding::Unbounded(why),
     }
 }

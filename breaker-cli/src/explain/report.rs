@@ -27,8 +27,8 @@ pub struct TripRow {
 pub enum RetryFinding {
     /// No `resilience4j.retry` section.
     NoRetry,
-    /// A retry section that this build cannot load yet (see `retry_config.rs`).
-    NotLoadedYet,
+    /// A retry whose worst case cannot be computed, and why.
+    Unbounded(String),
     /// The retry of this instance, and its fit in `--budget`.
     Plan {
         /// The retry and time limiter.
@@ -103,7 +103,7 @@ fn simulated_text(m: &Option<Measured>) -> String {
 fn retry_json(r: &RetryFinding) -> Value {
     match r {
         RetryFinding::NoRetry => Value::Null,
-        RetryFinding::NotLoadedYet => json!({"loaded": false}),
+        RetryFinding::Unbounded(why) => json!({"loaded": false, "reason": why}),
         RetryFinding::Plan { plan, budget, fit } => json!({
             "loaded": true,
             "max_attempts": plan.max_attempts,
@@ -242,15 +242,14 @@ fn instance_text(out: &mut String, e: &Explained, calls_per_s: f64, days: f64) {
 fn retry_text(out: &mut String, r: &RetryFinding) {
     match r {
         RetryFinding::NoRetry => {}
-        RetryFinding::NotLoadedYet => out.push_str(
-            "  Retry: the files have a resilience4j.retry section, which this build of breaker does not load yet: no worst-case time.\n",
-        ),
+        RetryFinding::Unbounded(why) => {
+            let _ = writeln!(out, "  Retry: no worst-case time: {why}.");
+        }
         RetryFinding::Plan { plan, budget, fit } => {
-            let worst = plan
-                .worst_case_ms(plan.max_attempts)
-                .map_or("unbounded (no time limiter cuts the attempts)".into(), |w| {
-                    format!("{w} ms")
-                });
+            let worst = plan.worst_case_ms(plan.max_attempts).map_or(
+                "unbounded (no time limiter cuts the attempts)".into(),
+                |w| format!("{w} ms"),
+            );
             let _ = writeln!(
                 out,
                 "  Retry: {} attempts take at worst {worst} (timeouts plus waits, backoff capped).",
@@ -259,7 +258,9 @@ fn retry_text(out: &mut String, r: &RetryFinding) {
             if let (Some(b), Some(f)) = (budget, fit) {
                 let most = match f.most_attempts_in_budget {
                     None => "unbounded attempts never fit".to_string(),
-                    Some(MOST_ATTEMPTS_COUNTED) => format!("{MOST_ATTEMPTS_COUNTED} or more attempts fit"),
+                    Some(MOST_ATTEMPTS_COUNTED) => {
+                        format!("{MOST_ATTEMPTS_COUNTED} or more attempts fit")
+                    }
                     Some(m) => format!("at most {m} attempts fit"),
                 };
                 let verdict = match f.worst_case_ms {

@@ -19,9 +19,6 @@ use std::time::Duration;
 /// How the wait between attempts grows (Resilience4j's `IntervalFunction` as Spring builds
 /// it from `enableExponentialBackoff` / `enableRandomizedWait`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-// WIRING PENDING: built by `retry_config::plan_from_core`, itself unused until
-// breaker-config loads retries.
-#[allow(dead_code)]
 pub enum Backoff {
     /// `waitDuration` every time.
     Fixed,

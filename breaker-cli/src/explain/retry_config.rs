@@ -1,17 +1,14 @@
-//! Where `explain` gets a [`RetryPlan`]: from breaker-core's retry and time-limiter configs
-//! ([`plan_from_core`]), which in turn come from the files.
-//!
-//! WIRING PENDING: breaker-config does not load `resilience4j.retry` and
-//! `resilience4j.timelimiter` from files yet (breaker-core has `RetryConfig` and
-//! `TimeLimiterConfig`; the loader is being added on another branch). Until it does,
-//! [`retry_plan`] returns `None` and `explain` only says whether the files hold a retry
-//! section. To wire it: in [`retry_plan`], take the resolved `RetryConfig` of the retry
-//! instance named like the circuit breaker and the `TimeLimiterConfig` of the same name,
-//! and return `plan_from_core(&retry, time_limiter.as_ref())`.
+//! Where `explain` gets a [`RetryPlan`]: the retry and time limiter that
+//! `#[retry(name = ..)]` and `#[time_limiter(name = ..)]` with the breaker's name would get
+//! from the files (the listed instance, else the config of that name, else
+//! `configs.default`, as Spring's aspects look them up), through breaker-core's configs
+//! ([`plan_from_core`]).
 
+use breaker_config::modules::RetryInterval;
 use breaker_config::Loaded;
 use breaker_core::retry::RetryConfig;
 use breaker_core::timelimiter::TimeLimiterConfig;
+use breaker_core::ErrorCatalog;
 use breaker_core::IntervalFunction;
 
 use super::retry_budget::{Backoff, RetryPlan};
@@ -27,17 +24,42 @@ pub fn has_section(loaded: &Loaded, section: &str) -> bool {
     })
 }
 
-/// The retry (and time limiter) of the instance `name`, when the files configure one and
-/// breaker-config can load it. WIRING PENDING: always `None` for now (see the module docs).
-pub fn retry_plan(_loaded: &Loaded, _name: &str) -> Option<RetryPlan> {
-    None
+/// The retry (and time limiter) that the instance `name` gets from the files: `Ok(None)` when
+/// the files have no `resilience4j.retry` section; `Err` with the reason when that retry is
+/// invalid or its waits are Java code (`intervalBiFunction`) that cannot be bounded here.
+pub fn retry_plan(loaded: &Loaded, name: &str) -> Result<Option<RetryPlan>, String> {
+    if !has_section(loaded, "retry") {
+        return Ok(None);
+    }
+    let modules = &loaded.modules;
+    let Some(retry) = modules.retry.config_for(name) else {
+        return Err(format!("the retry {name} is invalid (see breaker check)"));
+    };
+    if let RetryInterval::Custom { class } = &retry.interval.value {
+        return Err(format!(
+            "its waits come from the Java intervalBiFunction {class}, which cannot be bounded here"
+        ));
+    }
+    let retry = retry
+        .to_core_config(&ErrorCatalog::new())
+        .map_err(|e| e.to_string())?;
+    let time_limiter = match has_section(loaded, "timelimiter") {
+        false => None,
+        true => match modules.time_limiter.config_for(name) {
+            Some(t) => Some(t.to_core_config().map_err(|e| e.to_string())?),
+            None => {
+                return Err(format!(
+                    "the time limiter {name} is invalid (see breaker check)"
+                ))
+            }
+        },
+    };
+    Ok(plan_from_core(&retry, time_limiter.as_ref()))
 }
 
 /// The plan of a breaker-core retry whose attempts `time_limiter` cuts (Spring's aspect
 /// order puts the retry outside the time limiter). `None` for a custom interval
 /// bi-function, whose waits cannot be bounded.
-// WIRING PENDING: called from `retry_plan` once breaker-config loads retries.
-#[allow(dead_code)]
 pub fn plan_from_core(
     retry: &RetryConfig,
     time_limiter: Option<&TimeLimiterConfig>,

@@ -169,14 +169,7 @@ impl BulkheadConfigBuilder {
                 "maxConcurrentCalls must be an integer value >= 0".to_string(),
             ));
         }
-        if self.max_wait_duration.as_millis_floor() < 0 {
-            return Err(ConfigError::new(
-                "maxWaitDuration",
-                format!("{}ms", self.max_wait_duration.as_millis_floor()),
-                "at least 0 ms",
-                "maxWaitDuration must be a positive integer value >= 0".to_string(),
-            ));
-        }
+        check_non_negative_millis("maxWaitDuration", self.max_wait_duration)?;
         Ok(BulkheadConfig {
             max_concurrent_calls: self.max_concurrent_calls as u32,
             max_wait_duration: Duration::from_nanos(
@@ -188,6 +181,40 @@ impl BulkheadConfigBuilder {
             clock: self.clock,
         })
     }
+}
+
+/// Resilience4j's bulkhead builders' message for a value below `min`: `<setting> must be a
+/// positive integer value >= <min>` (also for durations).
+pub(super) fn below_minimum(
+    setting: &'static str,
+    value: String,
+    allowed: &'static str,
+    min: &str,
+) -> ConfigError {
+    ConfigError::new(
+        setting,
+        value,
+        allowed,
+        format!("{setting} must be a positive integer value >= {min}"),
+    )
+}
+
+/// `maxWaitDuration`, `keepAliveDuration`: whole ms (Java's `toMillis()`, which floors) must
+/// be >= 0.
+pub(super) fn check_non_negative_millis(
+    setting: &'static str,
+    d: SignedDuration,
+) -> Result<(), ConfigError> {
+    let ms = d.as_millis_floor();
+    if ms < 0 {
+        return Err(below_minimum(
+            setting,
+            format!("{ms}ms"),
+            "at least 0 ms",
+            "0",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

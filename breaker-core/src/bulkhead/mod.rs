@@ -60,10 +60,11 @@ mod permit;
 mod registry;
 mod semaphore;
 mod semaphore_bulkhead;
+mod shared;
 mod threadpool;
 mod threadpool_config;
 
-pub use crate::named::RegistryEntryEvent;
+pub use crate::instance_registry::RegistryEntryEvent;
 pub use config::{BulkheadConfig, BulkheadConfigBuilder, DEFAULT_MAX_CONCURRENT_CALLS};
 pub use error::{BulkheadError, BulkheadFullException};
 pub use events::{BulkheadEvent, BulkheadEventType};

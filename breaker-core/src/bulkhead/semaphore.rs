@@ -578,16 +578,9 @@ mod tests {
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
+    use crate::sync::loom_model as model;
     use loom::sync::atomic::AtomicUsize;
     use loom::thread;
-
-    /// Every interleaving with up to 3 preemptions (loom's usual bound; unbounded, the
-    /// three-thread model runs for hours).
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound = Some(3);
-        builder.check(f);
-    }
 
     /// Two callers and one queued waiter share one permit: never two in flight, every permit
     /// returned, the queue empty and its bit clear at the end.

@@ -12,9 +12,9 @@ use super::events::{BulkheadEvent, BulkheadEventType};
 use super::metrics::BulkheadMetrics;
 use super::permit::BulkheadPermit;
 use super::semaphore::{Admission, Semaphore, WaitPermit};
-use crate::clock::Clock;
+use super::shared::BulkheadCore;
 use crate::events::SubscriptionId;
-use crate::publisher::{EventPublisher, RecentEvents};
+use crate::publisher::EventPublisher;
 use crate::sleep::Sleep;
 
 /// A semaphore bulkhead: at most `maxConcurrentCalls` calls in flight; a call that finds it
@@ -39,37 +39,27 @@ use crate::sleep::Sleep;
 /// ```
 #[derive(Clone)]
 pub struct Bulkhead {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    name: Arc<str>,
-    /// The name as a rejection carries it (inline when short: no reference count).
-    reject_name: crate::names::Name,
-    clock: Arc<dyn Clock>,
-    semaphore: Semaphore<BulkheadConfig>,
-    publisher: EventPublisher<BulkheadEvent>,
+    inner: Arc<BulkheadCore<BulkheadConfig>>,
 }
 
 impl Bulkhead {
     /// A bulkhead named `name` with `config`'s limit free. Its clock and fairness are
     /// `config`'s for its whole life.
     pub fn new(name: impl Into<Arc<str>>, config: BulkheadConfig) -> Self {
-        let name: Arc<str> = name.into();
+        Self::with_shared_config(name.into(), Arc::new(config))
+    }
+
+    /// [`new`](Self::new) with a config shared with its registry.
+    pub(crate) fn with_shared_config(name: Arc<str>, config: Arc<BulkheadConfig>) -> Self {
         let clock = config.clock.clone();
+        let semaphore = Semaphore::new(
+            u64::from(config.max_concurrent_calls),
+            config.fair_call_handling_enabled,
+            !config.exact_resilience4j,
+            config,
+        );
         Bulkhead {
-            inner: Arc::new(Inner {
-                reject_name: crate::names::Name::new(&name),
-                name,
-                clock,
-                semaphore: Semaphore::new(
-                    u64::from(config.max_concurrent_calls),
-                    config.fair_call_handling_enabled,
-                    !config.exact_resilience4j,
-                    Arc::new(config),
-                ),
-                publisher: EventPublisher::default(),
-            }),
+            inner: Arc::new(BulkheadCore::new(name, clock, semaphore)),
         }
     }
 
@@ -161,10 +151,14 @@ impl Bulkhead {
     /// decrease still waits replaces it. `maxWaitDuration` applies to calls that start
     /// waiting afterwards. Fairness and the clock stay those the bulkhead was created with.
     pub fn change_config(&self, config: BulkheadConfig) {
-        let delta = i64::from(config.max_concurrent_calls)
-            - i64::from(self.inner.semaphore.config().max_concurrent_calls);
+        self.change_shared_config(Arc::new(config));
+    }
+
+    /// [`change_config`](Self::change_config) with a config shared with its registry.
+    pub(crate) fn change_shared_config(&self, config: Arc<BulkheadConfig>) {
         let guard = !config.exact_resilience4j;
-        self.inner.semaphore.resize(delta, Arc::new(config), guard);
+        self.inner
+            .change_config(config, |c| c.max_concurrent_calls, guard);
     }
 
     /// Whether a decrease of `maxConcurrentCalls` is still waiting for calls to finish.
@@ -211,12 +205,9 @@ impl Bulkhead {
         self.inner.publisher.unsubscribe(id)
     }
 
-    /// Keeps this bulkhead's last `capacity` events (`eventConsumerBufferSize`).
-    pub(crate) fn attach_event_buffer(&self, capacity: usize) -> RecentEvents<BulkheadEvent> {
-        let buffer = RecentEvents::new(capacity);
-        let b = buffer.clone();
-        self.subscribe(move |e| b.push(e));
-        buffer
+    /// The event publisher (for the registry's event buffer).
+    pub(crate) fn event_publisher(&self) -> &EventPublisher<BulkheadEvent> {
+        &self.inner.publisher
     }
 
     #[inline]
@@ -243,13 +234,7 @@ impl Bulkhead {
 
     #[inline]
     fn publish(&self, event_type: BulkheadEventType) {
-        if self.inner.publisher.any() {
-            self.inner.publisher.publish(&BulkheadEvent {
-                bulkhead_name: self.inner.name.clone(),
-                event_type,
-                creation_time_nanos: self.inner.clock.recent_nanos(),
-            });
-        }
+        self.inner.publish(event_type);
     }
 }
 

@@ -9,10 +9,10 @@ use super::error::{BulkheadError, BulkheadFullException};
 use super::events::{BulkheadEvent, BulkheadEventType};
 use super::metrics::ThreadPoolBulkheadMetrics;
 use super::semaphore::{Admission, Semaphore, WaitPermit};
+use super::shared::BulkheadCore;
 use super::threadpool_config::ThreadPoolBulkheadConfig;
-use crate::clock::Clock;
 use crate::events::SubscriptionId;
-use crate::publisher::{EventPublisher, RecentEvents};
+use crate::publisher::EventPublisher;
 
 /// A thread-pool bulkhead on an async runtime: at most `maxThreadPoolSize` calls run at
 /// once, at most `queueCapacity` more wait in a FIFO queue to start, and a call submitted
@@ -48,36 +48,24 @@ use crate::publisher::{EventPublisher, RecentEvents};
 /// ```
 #[derive(Clone)]
 pub struct ThreadPoolBulkhead {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    name: Arc<str>,
-    /// The name as a rejection carries it (inline when short: no reference count).
-    reject_name: crate::names::Name,
-    clock: Arc<dyn Clock>,
-    semaphore: Semaphore<ThreadPoolBulkheadConfig>,
-    publisher: EventPublisher<BulkheadEvent>,
+    inner: Arc<BulkheadCore<ThreadPoolBulkheadConfig>>,
 }
 
 impl ThreadPoolBulkhead {
     /// A thread-pool bulkhead named `name`. Its clock is `config`'s for its whole life.
     pub fn new(name: impl Into<Arc<str>>, config: ThreadPoolBulkheadConfig) -> Self {
-        let name: Arc<str> = name.into();
+        Self::with_shared_config(name.into(), Arc::new(config))
+    }
+
+    /// [`new`](Self::new) with a config shared with its registry.
+    pub(crate) fn with_shared_config(
+        name: Arc<str>,
+        config: Arc<ThreadPoolBulkheadConfig>,
+    ) -> Self {
         let clock = config.clock.clone();
+        let semaphore = Semaphore::new(u64::from(config.max_thread_pool_size), true, true, config);
         ThreadPoolBulkhead {
-            inner: Arc::new(Inner {
-                reject_name: crate::names::Name::new(&name),
-                name,
-                clock,
-                semaphore: Semaphore::new(
-                    u64::from(config.max_thread_pool_size),
-                    true,
-                    true,
-                    Arc::new(config),
-                ),
-                publisher: EventPublisher::default(),
-            }),
+            inner: Arc::new(BulkheadCore::new(name, clock, semaphore)),
         }
     }
 
@@ -176,9 +164,13 @@ impl ThreadPoolBulkhead {
     /// Resilience4j's thread-pool bulkhead cannot be reconfigured; this is what a reload
     /// of the file does here.
     pub fn change_config(&self, config: ThreadPoolBulkheadConfig) {
-        let delta = i64::from(config.max_thread_pool_size)
-            - i64::from(self.inner.semaphore.config().max_thread_pool_size);
-        self.inner.semaphore.resize(delta, Arc::new(config), true);
+        self.change_shared_config(Arc::new(config));
+    }
+
+    /// [`change_config`](Self::change_config) with a config shared with its registry.
+    pub(crate) fn change_shared_config(&self, config: Arc<ThreadPoolBulkheadConfig>) {
+        self.inner
+            .change_config(config, |c| c.max_thread_pool_size, true);
     }
 
     /// The metrics (`getMetrics()`).
@@ -209,23 +201,14 @@ impl ThreadPoolBulkhead {
         self.inner.publisher.unsubscribe(id)
     }
 
-    /// Keeps this bulkhead's last `capacity` events (`eventConsumerBufferSize`).
-    pub(crate) fn attach_event_buffer(&self, capacity: usize) -> RecentEvents<BulkheadEvent> {
-        let buffer = RecentEvents::new(capacity);
-        let b = buffer.clone();
-        self.subscribe(move |e| b.push(e));
-        buffer
+    /// The event publisher (for the registry's event buffer).
+    pub(crate) fn event_publisher(&self) -> &EventPublisher<BulkheadEvent> {
+        &self.inner.publisher
     }
 
     #[inline]
     fn publish(&self, event_type: BulkheadEventType) {
-        if self.inner.publisher.any() {
-            self.inner.publisher.publish(&BulkheadEvent {
-                bulkhead_name: self.inner.name.clone(),
-                event_type,
-                creation_time_nanos: self.inner.clock.recent_nanos(),
-            });
-        }
+        self.inner.publish(event_type);
     }
 }
 

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::config::{below_minimum, check_non_negative_millis};
 use crate::clock::{Clock, SystemClock};
 use crate::config::SignedDuration;
 use crate::error::ConfigError;
@@ -178,12 +179,7 @@ impl ThreadPoolBulkheadConfigBuilder {
     pub fn build(self) -> Result<ThreadPoolBulkheadConfig, ConfigError> {
         const INT_MAX: i64 = i32::MAX as i64;
         let int_error = |setting: &'static str, v: i64, allowed: &'static str, min: &str| {
-            ConfigError::new(
-                setting,
-                v.to_string(),
-                allowed,
-                format!("{setting} must be a positive integer value >= {min}"),
-            )
+            below_minimum(setting, v.to_string(), allowed, min)
         };
         if !(0..=INT_MAX).contains(&self.queue_capacity) {
             return Err(int_error(
@@ -209,14 +205,7 @@ impl ThreadPoolBulkheadConfigBuilder {
                 "1",
             ));
         }
-        if self.keep_alive_duration.as_millis_floor() < 0 {
-            return Err(ConfigError::new(
-                "keepAliveDuration",
-                format!("{}ms", self.keep_alive_duration.as_millis_floor()),
-                "at least 0 ms",
-                "keepAliveDuration must be a positive integer value >= 0".to_string(),
-            ));
-        }
+        check_non_negative_millis("keepAliveDuration", self.keep_alive_duration)?;
         if self.max_thread_pool_size < self.core_thread_pool_size {
             return Err(ConfigError::new(
                 "maxThreadPoolSize",
@@ -244,6 +233,20 @@ impl ThreadPoolBulkheadConfigBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negative_keep_alive_gets_resilience4j_s_message() {
+        // -0.5 ms is -1 ms by Java's toMillis() (floor).
+        let e = ThreadPoolBulkheadConfig::builder()
+            .keep_alive_duration(SignedDuration::from_nanos(-500_000))
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "keepAliveDuration must be a positive integer value >= 0"
+        );
+        assert_eq!((e.setting(), e.value()), ("keepAliveDuration", "-1ms"));
+    }
 
     #[test]
     fn defaults_follow_the_cpu_count() {

@@ -245,17 +245,11 @@ impl RateLimiterConfigBuilder {
                 "LimitForPeriod should be greater than 0".to_string(),
             ));
         }
-        if self.limit_for_period > i64::from(i32::MAX) {
-            return Err(ConfigError::new(
-                "limitForPeriod",
-                self.limit_for_period.to_string(),
-                "1 to 2147483647 (permits)",
-                format!(
-                    "limitForPeriod must be at most 2147483647, but was {}",
-                    self.limit_for_period
-                ),
-            ));
-        }
+        ConfigError::check_java_int(
+            "limitForPeriod",
+            self.limit_for_period,
+            "1 to 2147483647 (permits)",
+        )?;
         Ok(RateLimiterConfig {
             timeout_duration: Duration::from_nanos(timeout as u64),
             limit_refresh_period: Duration::from_nanos(period as u64),
@@ -281,7 +275,8 @@ fn nanos_of(
             "null".to_string(),
             "a duration",
             format!("{java_name} must not be null"),
-        ));
+        )
+        .with_exception("NullPointerException"));
     };
     i64::try_from(d.as_nanos()).map_err(|_| {
         ConfigError::new(
@@ -290,12 +285,30 @@ fn nanos_of(
             "at most 9223372036854775807 ns",
             format!("{java_name} too large"),
         )
+        .with_exception("RuntimeException")
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_limit_beyond_java_s_int_is_rejected() {
+        let e = RateLimiterConfig::builder()
+            .limit_for_period(i64::from(i32::MAX) + 1)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "limitForPeriod must be at most 2147483647, but was 2147483648"
+        );
+        assert_eq!(e.allowed(), "1 to 2147483647 (permits)");
+        assert!(RateLimiterConfig::builder()
+            .limit_for_period(i64::from(i32::MAX))
+            .build()
+            .is_ok());
+    }
 
     #[test]
     fn defaults_are_resilience4j_defaults() {

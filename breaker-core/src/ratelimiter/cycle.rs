@@ -288,16 +288,9 @@ mod tests {
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
+    use crate::sync::loom_model as model;
     use loom::sync::Arc;
     use loom::thread;
-
-    /// Every interleaving with up to 3 preemptions (loom's usual bound; unbounded, the
-    /// three-thread model runs for hours).
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound = Some(3);
-        builder.check(f);
-    }
 
     /// Two threads acquire one permit each from a limiter with one permit per cycle and a
     /// timeout of one cycle: whatever the interleaving of their load / compute / CAS loops,

@@ -19,7 +19,7 @@ use super::metrics::RateLimiterMetrics;
 use crate::clock::Clock;
 use crate::error::ConfigError;
 use crate::events::SubscriptionId;
-use crate::publisher::{EventPublisher, RecentEvents};
+use crate::publisher::EventPublisher;
 use crate::sleep::Sleep;
 
 /// A rate limiter: at most `limitForPeriod` permits per `limitRefreshPeriod`, with
@@ -80,7 +80,7 @@ struct Current {
 }
 
 impl Current {
-    fn new(config: RateLimiterConfig, version: u32) -> Self {
+    fn new(config: Arc<RateLimiterConfig>, version: u32) -> Self {
         Current {
             params: Params {
                 version,
@@ -88,7 +88,7 @@ impl Current {
                 limit: i64::from(config.limit_for_period),
                 timeout: config.timeout_duration.as_nanos() as i64,
             },
-            config: Arc::new(config),
+            config,
         }
     }
 }
@@ -97,7 +97,11 @@ impl RateLimiter {
     /// A limiter named `name` starting now, by `config`'s clock, with a full cycle of
     /// permits. Its clock is `config`'s for its whole life.
     pub fn new(name: impl Into<Arc<str>>, config: RateLimiterConfig) -> Self {
-        let name: Arc<str> = name.into();
+        Self::with_shared_config(name.into(), Arc::new(config))
+    }
+
+    /// [`new`](Self::new) with a config shared with its registry.
+    pub(crate) fn with_shared_config(name: Arc<str>, config: Arc<RateLimiterConfig>) -> Self {
         let clock = config.clock.clone();
         let start = clock.now_nanos();
         let limit = config.limit_for_period as i32;
@@ -377,6 +381,11 @@ impl RateLimiter {
     /// cycles of the new length from the limiter's creation, the current cycle keeping its
     /// permissions until the next one. The clock stays the one the limiter was created with.
     pub fn change_config(&self, config: RateLimiterConfig) {
+        self.change_shared_config(Arc::new(config));
+    }
+
+    /// [`change_config`](Self::change_config) with a config shared with its registry.
+    pub(crate) fn change_shared_config(&self, config: Arc<RateLimiterConfig>) {
         let _serial = self
             .inner
             .changing
@@ -435,12 +444,9 @@ impl RateLimiter {
         self.inner.publisher.unsubscribe(id)
     }
 
-    /// Keeps this limiter's last `capacity` events (`eventConsumerBufferSize`).
-    pub(crate) fn attach_event_buffer(&self, capacity: usize) -> RecentEvents<RateLimiterEvent> {
-        let buffer = RecentEvents::new(capacity);
-        let b = buffer.clone();
-        self.subscribe(move |e| b.push(e));
-        buffer
+    /// The event publisher (for the registry's event buffer).
+    pub(crate) fn event_publisher(&self) -> &EventPublisher<RateLimiterEvent> {
+        &self.inner.publisher
     }
 
     #[inline]

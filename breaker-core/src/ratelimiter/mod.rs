@@ -54,7 +54,7 @@ mod limiter;
 mod metrics;
 mod registry;
 
-pub use crate::named::RegistryEntryEvent;
+pub use crate::instance_registry::RegistryEntryEvent;
 pub use config::{
     DrainPredicate, NullableDuration, RateLimiterConfig, RateLimiterConfigBuilder,
     DEFAULT_LIMIT_FOR_PERIOD, DEFAULT_LIMIT_REFRESH_PERIOD, DEFAULT_TIMEOUT_DURATION,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::classify::{predicate, AnyPredicate, ErrorCatalog};
 use crate::clock::{Clock, SystemClock};
-use crate::config::SignedDuration;
+use crate::config::{dedup, SignedDuration};
 use crate::error::ConfigError;
 use crate::interval::{
     check_interval, check_randomization_factor, IntervalFunction, RandomSource, ThreadRandom,
@@ -581,17 +581,7 @@ impl RetryConfigBuilder {
                 "maxAttempts must be greater than or equal to 1".to_string(),
             ));
         }
-        if self.max_attempts > i32::MAX as i64 {
-            return Err(ConfigError::new(
-                "maxAttempts",
-                self.max_attempts.to_string(),
-                "at most 2147483647",
-                format!(
-                    "maxAttempts must be at most 2147483647, but was {}",
-                    self.max_attempts
-                ),
-            ));
-        }
+        ConfigError::check_java_int("maxAttempts", self.max_attempts, "at most 2147483647")?;
         let interval = match self.interval_bi_function {
             Some(f) => RetryInterval::BiFunction(f),
             None => validate_wait(self.wait, self.exact_resilience4j)?,
@@ -717,12 +707,6 @@ fn clamp(ms: i64) -> u64 {
     ms.max(0) as u64
 }
 
-fn dedup(mut v: Vec<String>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|s| seen.insert(s.clone()));
-    v
-}
-
 /// The wait settings of one `resilience4j.retry` config block, as Spring binds them: each
 /// `None` when the key is absent.
 ///
@@ -794,6 +778,23 @@ impl RetryWaitProperties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_attempts_beyond_java_s_int_are_rejected() {
+        let e = RetryConfig::builder()
+            .max_attempts(i64::from(i32::MAX) + 1)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "maxAttempts must be at most 2147483647, but was 2147483648"
+        );
+        assert_eq!((e.setting(), e.value()), ("maxAttempts", "2147483648"));
+        assert!(RetryConfig::builder()
+            .max_attempts(i64::from(i32::MAX))
+            .build()
+            .is_ok());
+    }
 
     fn waits(c: &RetryConfig, n: u32) -> Vec<i64> {
         (1..=n)
