@@ -206,7 +206,7 @@ fn late_call_in_half_open(case: &Value) -> bool {
         let mut applied_at = (state, episode);
         for (n, (i, _, to)) in events.iter().enumerate() {
             if matches!(op, "success" | "error" | "ignore" | "release")
-                && own_event.map_or(true, |own| *i < own)
+                && own_event.is_none_or(|own| *i < own)
             {
                 applied_at = (*to, episode + n as u64 + 1);
             }

@@ -85,7 +85,7 @@ fn events_arrive_in_production_order_under_contention() {
             if e.event_type() == EventType::StateTransition {
                 let _ = again.state();
                 let _ = again.metrics();
-                if callbacks.fetch_add(1, Ordering::Relaxed) % 4 == 0 {
+                if callbacks.fetch_add(1, Ordering::Relaxed).is_multiple_of(4) {
                     drop(again.try_acquire_permission());
                 }
             }

@@ -23,7 +23,7 @@ fn resident_bytes() -> u64 {
 }
 
 fn name(i: u64) -> String {
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         // Longer than a rejection carries inline: shared instead of copied.
         format!("tenant-{i:07}.eu-west-1.payments.internal.example.com:8443")
     } else {
@@ -39,7 +39,7 @@ fn create_use_remove(plain: &Registry, buffered: &Registry, range: std::ops::Ran
         let registry = if i % 10 == 3 { buffered } else { plain };
         let cb = registry.circuit_breaker(&n);
         cb.try_acquire_permission().unwrap().on_success();
-        if i % 8 == 0 {
+        if i.is_multiple_of(8) {
             cb.transition_to_open_state().unwrap();
             let rejected = cb.try_acquire_permission().unwrap_err();
             assert_eq!(rejected.circuit_breaker_name(), n);
