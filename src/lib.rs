@@ -20,4 +20,5 @@ pub use global::{
 pub use breaker_config as config;
 pub use breaker_config::{
     LiveConfig, Loader, RegistryFromFile, RegistryLoadError, ReloadEvent, ReloadReport,
+    SpringConfig,
 };

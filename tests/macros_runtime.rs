@@ -168,7 +168,7 @@ impl Ledger {
     async fn post(self: Arc<Self>, n: usize) -> Result<usize, SvcError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
         tokio::task::yield_now().await;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             Ok(n)
         } else {
             Err(SvcError::Down)

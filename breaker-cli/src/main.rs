@@ -1,11 +1,17 @@
-//! `breaker`: checks and explains Spring Boot circuit-breaker configuration files.
+//! `breaker`: checks, explains and simulates Spring Boot circuit-breaker configuration files.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod describe;
+mod explain;
+mod load;
+mod progress;
+mod simulate;
 mod text;
+mod units;
 
 /// Circuit breakers that behave like Resilience4j: configuration tools.
 #[derive(Parser, Debug)]
@@ -17,16 +23,20 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Load Spring Boot files and print every circuit breaker's effective configuration,
-    /// where each value came from, the config of names not listed, and the warnings.
+    /// Load Spring Boot files and print the effective configuration of every circuit breaker,
+    /// retry, time limiter, bulkhead, thread-pool bulkhead and rate limiter, where each value
+    /// came from, the config of names not listed, the aspect order, and the warnings.
     /// Exits 1 if Spring Boot would refuse the files (or, with --strict, on any warning).
     Check {
         /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
         /// then spring.profiles.active in the files, then `default`.
         #[arg(long = "profile", value_name = "P")]
         profiles: Vec<String>,
-        /// Print JSON ({"instances", "errors", "defaultConfig", "warnings", "errorDetails", ...});
-        /// each of "errorDetails" is {"file", "line", "column", "key", "value", "message", "allowed"}.
+        /// Print JSON: the circuit breakers' {"instances", "errors", "defaultConfig"}, the other
+        /// modules' {"retry", "timelimiter", "bulkhead", "threadpoolbulkhead", "ratelimiter"}
+        /// (each {"instances", "defaultConfig", "errors"}) and "aspectOrder", plus "sources",
+        /// "moduleSources", "warnings" and "errorDetails" (each {"file", "line", "column",
+        /// "key", "value", "message", "allowed"}).
         #[arg(long)]
         json: bool,
         /// Treat warnings as errors: exit 1 if there is any warning (an unknown or misspelt
@@ -37,6 +47,8 @@ enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    Simulate(simulate::SimulateArgs),
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +60,8 @@ fn main() -> ExitCode {
             strict,
             files,
         } => check(profiles, json, strict, &files),
+        Command::Simulate(args) => simulate::run(args),
+        Command::Explain(args) => explain::run(args),
     }
 }
 

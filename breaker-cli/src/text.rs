@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use breaker_config::json::{instance_json, sources_json};
-use breaker_config::{Base, Loaded, ResolvedInstance};
+use breaker_config::modules::{ModuleConfig, ModulesConfig};
+use breaker_config::{Base, Loaded};
 use serde_json::Value;
 
 fn base_text(b: &Base) -> String {
@@ -24,7 +25,7 @@ fn value_text(v: &Value) -> String {
 }
 
 fn unit(key: &str) -> &'static str {
-    if key.contains("Duration") {
+    if key.contains("Duration") || key == "limitRefreshPeriod" {
         " ms"
     } else if key.ends_with("RateThreshold") {
         " %"
@@ -33,11 +34,9 @@ fn unit(key: &str) -> &'static str {
     }
 }
 
-fn instance(out: &mut String, title: &str, i: &ResolvedInstance) {
-    let _ = writeln!(out, "{title}  (inherits from {})", base_text(&i.base));
-    let values = instance_json(i);
-    let sources = sources_json(i);
-    if let (Value::Object(vals), Value::Object(srcs)) = (&values, &sources) {
+fn instance(out: &mut String, title: &str, base: &Base, values: &Value, sources: &Value) {
+    let _ = writeln!(out, "{title}  (inherits from {})", base_text(base));
+    if let (Value::Object(vals), Value::Object(srcs)) = (values, sources) {
         let width = vals.keys().map(String::len).max().unwrap_or(0);
         for (k, v) in vals {
             let src = &srcs[k];
@@ -66,17 +65,31 @@ pub fn render(loaded: &Loaded) -> String {
         out.push_str("No circuit-breaker instances are listed.\n\n");
     }
     for (name, i) in &c.instances {
-        instance(&mut out, &format!("Circuit breaker '{name}'"), i);
+        let title = format!("Circuit breaker '{name}'");
+        instance(
+            &mut out,
+            &title,
+            &i.base,
+            &instance_json(i),
+            &sources_json(i),
+        );
     }
     for (name, e) in &c.errors {
         let _ = writeln!(out, "Circuit breaker '{name}': INVALID\n  {e}\n");
     }
     match &c.default_config {
-        Ok(d) => instance(&mut out, "Any other name (default config)", d),
+        Ok(d) => instance(
+            &mut out,
+            "Any other name (default config)",
+            &d.base,
+            &instance_json(d),
+            &sources_json(d),
+        ),
         Err(e) => {
             let _ = writeln!(out, "Any other name (default config): INVALID\n  {e}\n");
         }
     }
+    modules(&mut out, &loaded.modules);
     if loaded.warnings.is_empty() {
         out.push_str("No warnings.\n");
     } else {
@@ -86,4 +99,93 @@ pub fn render(loaded: &Loaded) -> String {
         }
     }
     out
+}
+
+/// What each module's resolved type offers the report.
+trait Shown {
+    fn base(&self) -> &Base;
+    fn values(&self) -> Value;
+    fn sources(&self) -> Value;
+}
+
+macro_rules! shown {
+    ($($t:ty),*) => {$(
+        impl Shown for $t {
+            fn base(&self) -> &Base {
+                &self.base
+            }
+            fn values(&self) -> Value {
+                self.to_json()
+            }
+            fn sources(&self) -> Value {
+                self.sources_json()
+            }
+        }
+    )*};
+}
+
+shown!(
+    breaker_config::modules::ResolvedRetry,
+    breaker_config::modules::ResolvedTimeLimiter,
+    breaker_config::modules::ResolvedBulkhead,
+    breaker_config::modules::ResolvedThreadPoolBulkhead,
+    breaker_config::modules::ResolvedRateLimiter
+);
+
+/// One module: every instance, every error, and what other names get. A module the files
+/// do not configure at all takes one line.
+fn module<R: Shown>(out: &mut String, what: &str, m: &ModuleConfig<R>) {
+    let untouched = |d: &R| {
+        d.sources()
+            .as_object()
+            .is_some_and(|s| s.values().all(|v| v["from"] == "default"))
+    };
+    if m.instances.is_empty()
+        && m.errors.is_empty()
+        && m.default_config.as_ref().is_ok_and(untouched)
+    {
+        let _ = writeln!(
+            out,
+            "{what}: none configured (any name gets Resilience4j's defaults)\n"
+        );
+        return;
+    }
+    for (name, i) in &m.instances {
+        instance(
+            out,
+            &format!("{what} '{name}'"),
+            i.base(),
+            &i.values(),
+            &i.sources(),
+        );
+    }
+    for (name, e) in &m.errors {
+        let _ = writeln!(out, "{what} '{name}': INVALID\n  {e}\n");
+    }
+    let title = format!("{what}: any other name (default config)");
+    match &m.default_config {
+        Ok(d) => instance(out, &title, d.base(), &d.values(), &d.sources()),
+        Err(e) => {
+            let _ = writeln!(out, "{title}: INVALID\n  {e}\n");
+        }
+    }
+}
+
+fn modules(out: &mut String, m: &ModulesConfig) {
+    module(out, "Retry", &m.retry);
+    module(out, "Time limiter", &m.time_limiter);
+    module(out, "Bulkhead", &m.bulkhead);
+    module(out, "Thread-pool bulkhead", &m.thread_pool_bulkhead);
+    module(out, "Rate limiter", &m.rate_limiter);
+    let layers: Vec<String> = m
+        .aspect_order
+        .outermost_first()
+        .iter()
+        .map(|(n, o)| format!("{n} ({o})"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Aspect order, outermost layer first: {}\n",
+        layers.join(" > ")
+    );
 }

@@ -153,15 +153,15 @@ fn strict_makes_warnings_fail_the_check() {
         )),
         "{err}"
     );
-    assert!(err.ends_with("error: 7 warnings and --strict\n"), "{err}");
+    assert!(err.ends_with("error: 8 warnings and --strict\n"), "{err}");
 
     // --json keeps stdout JSON; the exit status still reflects --strict.
     let out = breaker(&["check", "--strict", "--json", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(json(&out)["warnings"].as_array().unwrap().len(), 7);
+    assert_eq!(json(&out)["warnings"].as_array().unwrap().len(), 8);
 
     // No warnings: --strict passes.
-    let clean = fixture("own/f25_empty_and_null_blocks.yml");
+    let clean = fixture("own/f01_nested_kebab.yml");
     let out = breaker(&["check", "--strict", clean.to_str().unwrap()]);
     assert_eq!(
         out.status.code(),
@@ -189,15 +189,18 @@ fn json_error_details_are_objects() {
     let out = breaker(&["check", "--json", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let v = json(&out);
-    let message = "expected a block of circuit-breaker settings under 'slidingWindowSize', found the value '10'; is this key indented one level too little, or is the instance name missing before it?";
+    let message = "expected a block of circuit-breaker settings under 'slidingWindowSize', found the value '10'; is this key indented one level too little (it probably belongs under 'paymentService', the block just above), or is the instance name missing before it?";
     // `errors` keeps the expected.json shape: one message per instance.
     assert_eq!(v["errors"]["slidingWindowSize"], message);
     assert_eq!(
         v["errors"]["inventory"],
         "expected a block of circuit-breaker settings under 'inventory', found the value 'default'"
     );
-    // The instance with nothing under it is valid and inherits everything.
-    assert_eq!(v["instances"]["paymentService"]["slidingWindowSize"], 100);
+    // The entry with nothing under it binds no setting: not an instance, and a warning says so.
+    assert!(v["instances"].get("paymentService").is_none());
+    assert!(v["warnings"][1].as_str().unwrap().contains(
+        "no circuit-breaker setting binds under 'paymentService', so it is not an instance"
+    ));
     let details = v["errorDetails"]
         .as_array()
         .expect("errorDetails is a list");
@@ -211,7 +214,7 @@ fn json_error_details_are_objects() {
             "key": "resilience4j.circuitbreaker.instances.slidingWindowSize",
             "value": "10",
             "message": message,
-            "allowed": "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10), or no value at all to inherit every setting",
+            "allowed": "circuit-breaker settings nested under the name (e.g. slidingWindowSize: 10)",
         })
     );
     assert_eq!(
@@ -230,7 +233,7 @@ fn json_error_details_for_a_properties_file_and_a_count_setting() {
     let v = json(&out);
     assert_eq!(
         v["errorDetails"][0]["message"],
-        "expected a block of circuit-breaker settings under 'slidingWindowSize', found the value '10'; is this key indented one level too little, or is the instance name missing before it?"
+        "expected a block of circuit-breaker settings under 'slidingWindowSize', found the value '10'; is this key indented one level too little (it probably belongs under 'paymentService', the block just above), or is the instance name missing before it?"
     );
     assert_eq!(v["errorDetails"][0]["line"], 2);
     assert_eq!(v["errorDetails"][0]["column"], 57);

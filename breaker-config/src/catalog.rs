@@ -14,6 +14,10 @@ pub enum ExceptionList {
     Record,
     /// `ignoreExceptions`
     Ignore,
+    /// A retry's `retryExceptions`
+    RetryExceptions,
+    /// A retry's `ignoreExceptions`
+    RetryIgnoreExceptions,
 }
 
 /// An exception name in the files that no registered error type answers to.
@@ -34,13 +38,15 @@ impl fmt::Display for UnclaimedName {
         if let Some(o) = &self.origin {
             write!(f, "{o}: ")?;
         }
-        let list = match self.list {
-            ExceptionList::Record => "recordExceptions",
-            ExceptionList::Ignore => "ignoreExceptions",
+        let (module, list) = match self.list {
+            ExceptionList::Record => ("circuit breaker", "recordExceptions"),
+            ExceptionList::Ignore => ("circuit breaker", "ignoreExceptions"),
+            ExceptionList::RetryExceptions => ("retry", "retryExceptions"),
+            ExceptionList::RetryIgnoreExceptions => ("retry", "ignoreExceptions"),
         };
         write!(
             f,
-            "circuit breaker '{}': {list} names '{}', which no registered error type claims",
+            "{module} '{}': {list} names '{}', which no registered error type claims",
             self.instance, self.name
         )
     }
@@ -60,32 +66,52 @@ impl ResolvedConfig {
             .values()
             .chain(self.default_config.as_ref().ok());
         for i in all {
-            for (list, names, origins) in [
-                (
-                    ExceptionList::Record,
-                    &i.record_exceptions.value,
-                    &i.record_exceptions_origins,
-                ),
-                (
-                    ExceptionList::Ignore,
-                    &i.ignore_exceptions.value,
-                    &i.ignore_exceptions_origins,
-                ),
-            ] {
-                let Some(names) = names else { continue };
-                for (k, n) in names.iter().enumerate() {
-                    if is_claimed(n) || names[..k].contains(n) {
-                        continue;
-                    }
-                    out.push(UnclaimedName {
-                        instance: i.name.clone(),
-                        list,
-                        name: n.clone(),
-                        origin: origins.get(k).cloned(),
-                    });
-                }
-            }
+            push_unclaimed(
+                &i.name,
+                [
+                    (
+                        ExceptionList::Record,
+                        &i.record_exceptions.value,
+                        &i.record_exceptions_origins,
+                    ),
+                    (
+                        ExceptionList::Ignore,
+                        &i.ignore_exceptions.value,
+                        &i.ignore_exceptions_origins,
+                    ),
+                ],
+                is_claimed,
+                &mut out,
+            );
         }
         out
+    }
+}
+
+/// One exception list of an instance: which list, its names (`None` when not configured) and
+/// the positions of its items.
+pub(crate) type NamedList<'a> = (ExceptionList, &'a Option<Vec<String>>, &'a Vec<Origin>);
+
+/// The names of `lists` (each with the positions of its items) that `is_claimed` refuses,
+/// each reported once per list, for the instance `instance`.
+pub(crate) fn push_unclaimed(
+    instance: &str,
+    lists: [NamedList<'_>; 2],
+    is_claimed: &dyn Fn(&str) -> bool,
+    out: &mut Vec<UnclaimedName>,
+) {
+    for (list, names, origins) in lists {
+        let Some(names) = names else { continue };
+        for (k, n) in names.iter().enumerate() {
+            if is_claimed(n) || names[..k].contains(n) {
+                continue;
+            }
+            out.push(UnclaimedName {
+                instance: instance.to_string(),
+                list,
+                name: n.clone(),
+                origin: origins.get(k).cloned(),
+            });
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use breaker_core::{CircuitBreakerConfig, IntervalFunction};
 use serde_json::{json, Map, Value};
 
 use crate::error::ConfigError;
@@ -51,6 +52,74 @@ pub fn instance_json(i: &ResolvedInstance) -> Value {
         "registerHealthIndicator": i.register_health_indicator.value,
         "allowHealthIndicatorToFail": i.allow_health_indicator_to_fail.value,
         "eventConsumerBufferSize": i.event_consumer_buffer_size.value,
+    })
+}
+
+/// What a breaker-core config holds, in the shape of [`instance_json`]: the settings a
+/// breaker actually runs with (and reports through
+/// [`CircuitBreakerConfig::instance_settings`] for those beside the state machine). For a
+/// config built from a file it equals `instance_json` of the resolved instance, which is what
+/// `breaker check --json` prints.
+pub fn core_config_json(c: &CircuitBreakerConfig) -> Value {
+    let (wait, interval) = match *c.wait_interval_function_in_open_state() {
+        IntervalFunction::Constant { interval_millis } => {
+            (interval_millis, json!({"type": "constant"}))
+        }
+        IntervalFunction::Exponential {
+            initial_millis,
+            multiplier,
+            max_millis,
+        } => (
+            initial_millis,
+            json!({"type": "exponential", "multiplier": multiplier, "maxWaitDuration": max_millis}),
+        ),
+        IntervalFunction::Randomized {
+            interval_millis,
+            randomization_factor,
+        } => (
+            interval_millis,
+            json!({"type": "randomized", "factor": randomization_factor}),
+        ),
+        IntervalFunction::ExponentialRandom {
+            initial_millis,
+            multiplier,
+            randomization_factor,
+            max_millis,
+        } => (
+            initial_millis,
+            json!({
+                "type": "exponentialRandom",
+                "multiplier": multiplier,
+                "factor": randomization_factor,
+                "maxWaitDuration": max_millis,
+            }),
+        ),
+    };
+    let list = |configured: bool, names: &[String]| configured.then(|| names.to_vec());
+    let s = c.instance_settings();
+    json!({
+        "failureRateThreshold": c.failure_rate_threshold(),
+        "slowCallRateThreshold": c.slow_call_rate_threshold(),
+        "slowCallDurationThreshold": ms(c.slow_call_duration_threshold()),
+        "waitDurationInOpenState": wait,
+        "waitIntervalFunctionInOpenState": interval,
+        "maxWaitDurationInHalfOpenState": ms(c.max_wait_duration_in_half_open_state()),
+        "permittedNumberOfCallsInHalfOpenState": c.permitted_number_of_calls_in_half_open_state(),
+        "slidingWindowType": c.sliding_window_type().name(),
+        "slidingWindowSize": c.sliding_window_size(),
+        "minimumNumberOfCalls": c.minimum_number_of_calls(),
+        "automaticTransitionFromOpenToHalfOpenEnabled": c.automatic_transition_from_open_to_half_open_enabled(),
+        "transitionToStateAfterWaitDuration": c.transition_to_state_after_wait_duration().name(),
+        "initialState": c.initial_state().name(),
+        "writableStackTraceEnabled": s.writable_stack_trace_enabled,
+        "recordExceptions": list(c.record_exceptions_configured(), c.record_exceptions()),
+        "ignoreExceptions": list(c.ignore_exceptions_configured(), c.ignore_exceptions()),
+        "recordFailurePredicate": s.record_failure_predicate,
+        "ignoreExceptionPredicate": s.ignore_exception_predicate,
+        "recordResultPredicate": s.record_result_predicate,
+        "registerHealthIndicator": s.register_health_indicator,
+        "allowHealthIndicatorToFail": s.allow_health_indicator_to_fail,
+        "eventConsumerBufferSize": s.event_consumer_buffer_size,
     })
 }
 
@@ -105,10 +174,13 @@ pub fn error_json(e: &ConfigError) -> Value {
     })
 }
 
-/// The whole report: `{"instances", "errors", "defaultConfig", "warnings", "sources",
-/// "errorDetails", "profiles"}`. `errors` maps an instance to Resilience4j's message;
-/// `errorDetails` lists every error as an object (see [`error_json`]) with file, line,
-/// column, key, value, message and what is allowed.
+/// The whole report: the circuit breakers' `{"instances", "errors", "defaultConfig",
+/// "sources"}`, the other modules' `{"retry", "timelimiter", "bulkhead", "threadpoolbulkhead",
+/// "ratelimiter", "aspectOrder"}` (the shape of `NN.modules.expected.json`, see
+/// [`crate::modules::ModulesConfig::report`]) with their `"moduleSources"`, and
+/// `{"warnings", "errorDetails", "profiles"}`. `errors` maps an instance to Resilience4j's
+/// message; `errorDetails` lists every error of every section as an object (see
+/// [`error_json`]) with file, line, column, key, value, message and what is allowed.
 pub fn report(loaded: &Loaded) -> Value {
     let c = &loaded.config;
     let mut instances = Map::new();
@@ -128,13 +200,18 @@ pub fn report(loaded: &Loaded) -> Value {
         }
         Err(_) => Value::Null,
     };
-    json!({
+    let mut out = json!({
         "instances": instances,
         "errors": errors,
         "defaultConfig": default_config,
         "warnings": loaded.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-        "errorDetails": c.all_errors().into_iter().map(error_json).collect::<Vec<_>>(),
+        "errorDetails": loaded.errors().into_iter().map(error_json).collect::<Vec<_>>(),
         "sources": sources,
+        "moduleSources": loaded.modules.sources(),
         "profiles": c.profiles,
-    })
+    });
+    if let Value::Object(m) = &mut out {
+        m.extend(loaded.modules.report());
+    }
+    out
 }

@@ -179,10 +179,41 @@ pub(crate) const TOP_LEVEL: &[&str] = &[
     "metrics",
 ];
 
-/// Looks a property name up (relaxed).
-pub(crate) fn find(uniform_name: &str) -> Option<(Id, &'static str, Kind)> {
-    SETTINGS
-        .iter()
-        .copied()
-        .find(|(_, n, _)| crate::relaxed::uniform(n) == uniform_name)
+/// `resilience4j.circuitbreaker` for the shared binder.
+pub(crate) struct CircuitBreakerSchema;
+
+impl crate::schema::Schema for CircuitBreakerSchema {
+    type Id = Id;
+    const SECTION: &'static str = "circuitbreaker";
+    const PREFIX: &'static str = "resilience4j.circuitbreaker";
+    const NOUN: &'static str = "circuit-breaker";
+    const INSTANCE_MAPS: &'static [&'static str] = &["instances", "backends"];
+    const TOP_LEVEL: &'static [&'static str] = TOP_LEVEL;
+    const SETTINGS: &'static [(Id, &'static str, Kind)] = SETTINGS;
+    const LEGACY: &'static [(&'static str, &'static str)] = LEGACY;
+    const BASE_CONFIG: Id = Id::BaseConfig;
+    const EXAMPLE: &'static str = "slidingWindowSize: 10";
+
+    fn check(id: Id, v: &crate::validate::Val) -> Result<(), (String, &'static str)> {
+        crate::validate::check(id, v)
+    }
+
+    fn conversion_allowed(id: Id, fallback: &'static str) -> &'static str {
+        crate::validate::conversion_allowed(id, fallback)
+    }
+
+    fn class_advice(id: Id) -> Option<&'static str> {
+        match id {
+            Id::RecordResultPredicate => {
+                Some("give the predicate in code (CircuitBreakerConfigBuilder::record_result)")
+            }
+            Id::IgnoreExceptionPredicate => {
+                Some("give the predicate in code (CircuitBreakerConfigBuilder::ignore_exception)")
+            }
+            Id::RecordFailurePredicate => {
+                Some("give the predicate in code (CircuitBreakerConfigBuilder::record_exception)")
+            }
+            _ => None,
+        }
+    }
 }

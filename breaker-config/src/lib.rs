@@ -3,7 +3,11 @@
 //! Reads the `application.yml` / `application.properties` a Spring team already has and
 //! resolves `resilience4j.circuitbreaker` exactly as Resilience4j's Spring Boot support does:
 //! relaxed names, `backends` alias, Spring durations, lenient enums, lists, profiles,
-//! placeholders, `baseConfig` inheritance, and Spring's validation messages.
+//! placeholders, `baseConfig` inheritance, and Spring's validation messages. The other
+//! sections (`resilience4j.retry`, `.timelimiter`, `.bulkhead`, `.thread-pool-bulkhead`,
+//! `.ratelimiter`) and the aspect orders go through the same binder and are resolved by their
+//! own rules ([`modules`]); [`modules::ModuleRegistries`] builds breaker-core registries from
+//! them and [`LiveConfig`] reloads every section together, all or nothing.
 //!
 //! ```
 //! use breaker_config::{Format, Loader};
@@ -20,6 +24,25 @@
 //! assert_eq!(a.sliding_window_size.value, 10);
 //! assert_eq!(a.wait_duration_in_open_state.value, std::time::Duration::from_secs(5));
 //! ```
+//!
+//! The other modules, e.g. a retry whose named config inherits `configs.default`:
+//!
+//! ```
+//! use breaker_config::{Format, Loader};
+//! let yaml = "
+//! resilience4j.retry:
+//!   configs:
+//!     default: { maxAttempts: 5 }
+//!     slow: { wait-duration: 2s }
+//!   instances:
+//!     inventory: { baseConfig: slow }
+//! ";
+//! let loaded = Loader::new().env(Default::default()).load_str("application.yml", Format::Yaml, yaml).unwrap();
+//! let r = &loaded.modules.retry.instances["inventory"];
+//! assert_eq!(r.max_attempts.value, 5); // from configs.default, through configs.slow
+//! assert_eq!(r.to_core_config(&Default::default()).unwrap().wait_duration(),
+//!            Some(std::time::Duration::from_secs(2)));
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -34,6 +57,7 @@ mod limits;
 mod live;
 mod load;
 mod model;
+pub mod modules;
 mod origin;
 mod placeholders;
 mod profiles;
@@ -42,6 +66,8 @@ mod property;
 mod registry_build;
 mod relaxed;
 mod resolve;
+mod schema;
+mod spring;
 mod to_core;
 mod validate;
 mod watch;
@@ -61,6 +87,7 @@ pub use property::{Document, Element, Property, ValueKind};
 pub use registry_build::{
     core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
 };
+pub use spring::SpringConfig;
 pub use watch::Watch;
 
 /// Loads files with the process environment and default limits (see [`Loader`]).

@@ -5,19 +5,22 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use breaker_core::{ErrorCatalog, Registry};
+use breaker_core::{Clock, ErrorCatalog, Registry};
 use serde_json::Value;
 
 use crate::error::Warning;
 use crate::json::instance_json;
 use crate::load::{Loaded, Loader};
-use crate::registry_build::{core_configs, registry_from_loaded, RegistryLoadError};
+use crate::modules::{module_core_configs_with_clock, ModuleRegistries};
+use crate::registry_build::{core_configs, registry_with_clock, RegistryLoadError};
 use crate::watch::Watch;
 
 /// One setting of one instance that a reload changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingChange {
-    /// The instance name, or `default` for the config that names not listed get.
+    /// The circuit breaker's name, or `default` for the config that names not listed get;
+    /// for the other modules `<module>:<name>` (`retry:backendA`, `ratelimiter:default`), and
+    /// `aspectOrder` for the aspect orders.
     pub instance: String,
     /// Resilience4j's camelCase setting name, e.g. `waitDurationInOpenState`.
     pub setting: String,
@@ -89,9 +92,12 @@ struct Current {
 
 pub(crate) struct LiveInner {
     registry: Registry,
+    modules: ModuleRegistries,
     loader: Loader,
     paths: Vec<PathBuf>,
     catalog: ErrorCatalog,
+    /// The clock of every breaker and module instance, kept across reloads.
+    clock: Option<Arc<dyn Clock>>,
     current: Mutex<Current>,
     last_error: Mutex<Option<RegistryLoadError>>,
     listeners: Mutex<Vec<Listener>>,
@@ -100,8 +106,12 @@ pub(crate) struct LiveInner {
 /// A [`Registry`] built from Spring files and reloaded from them on demand
 /// ([`reload`](Self::reload)) or when they change on disk ([`watch`](Self::watch)).
 ///
-/// A reload is all or nothing: if anything in the new files is invalid, no breaker changes,
-/// the previous config keeps serving, and the error is reported three ways: a
+/// It also keeps the retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter
+/// registries ([`module_registries`](Self::module_registries)) in step with the same files.
+///
+/// A reload is all or nothing across every section: if anything in the new files is invalid
+/// (a breaker setting, a retry setting, an aspect order...), no breaker, retry, limiter or
+/// bulkhead changes, the previous config keeps serving, and the error is reported three ways: a
 /// [`ReloadEvent::Failed`] to listeners, an ERROR log line through `tracing`, and
 /// [`last_reload_error`](Self::last_reload_error). A successful reload replaces every
 /// instance's config in place: breakers keep their state (see breaker-core's "Replacing a
@@ -138,19 +148,35 @@ impl LiveConfig {
         loader: Loader,
         catalog: ErrorCatalog,
     ) -> Result<Self, RegistryLoadError> {
+        Self::load_with_clock(paths, loader, catalog, None)
+    }
+
+    /// [`load`](Self::load) whose breakers (and retries, time limiters, bulkheads, rate
+    /// limiters), now and after every reload, run on `clock` when given (see
+    /// [`Registry::set_clock`]).
+    pub(crate) fn load_with_clock<P: AsRef<Path>>(
+        paths: &[P],
+        loader: Loader,
+        catalog: ErrorCatalog,
+        clock: Option<Arc<dyn Clock>>,
+    ) -> Result<Self, RegistryLoadError> {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         let contents = read_all(&paths);
         let loaded = loader.load_files(&paths)?;
-        let registry = registry_from_loaded(&loaded, &catalog)?;
+        let modules = module_core_configs_with_clock(&loaded, &catalog, clock.as_ref())?;
+        let registry = registry_with_clock(&loaded, &catalog, clock.clone())?;
+        let modules = ModuleRegistries::from_core_configs(modules);
         for w in &loaded.warnings {
             tracing::warn!("{w}");
         }
         Ok(LiveConfig {
             inner: Arc::new(LiveInner {
                 registry,
+                modules,
                 loader,
                 paths,
                 catalog,
+                clock,
                 current: Mutex::new(Current { contents, loaded }),
                 last_error: Mutex::new(None),
                 listeners: Mutex::new(Vec::new()),
@@ -163,9 +189,22 @@ impl LiveConfig {
         &self.inner.registry
     }
 
+    /// The retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter registries,
+    /// reloaded together with the circuit breakers.
+    pub fn module_registries(&self) -> &ModuleRegistries {
+        &self.inner.modules
+    }
+
     /// The files, in override order.
     pub fn paths(&self) -> &[PathBuf] {
         &self.inner.paths
+    }
+
+    /// The retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter sections and
+    /// aspect orders in force: after a rejected reload, still the last good ones.
+    pub fn modules(&self) -> crate::modules::ModulesConfig {
+        let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
+        cur.loaded.modules.clone()
     }
 
     /// The warnings of the config in force (unknown keys, Java predicate classes).
@@ -228,21 +267,27 @@ impl LiveInner {
         if !force && contents == cur.contents {
             return Ok(None);
         }
+        // Every section is converted and checked before anything is applied.
         let result = self
             .loader
             .load_files(&self.paths)
             .map_err(RegistryLoadError::from)
-            .and_then(|loaded| core_configs(&loaded, &self.catalog).map(|c| (loaded, c)));
+            .and_then(|loaded| {
+                let configs = core_configs(&loaded, &self.catalog)?;
+                let modules =
+                    module_core_configs_with_clock(&loaded, &self.catalog, self.clock.as_ref())?;
+                Ok((loaded, configs, modules))
+            });
         let event = match result {
-            Ok((loaded, configs)) => {
+            Ok((loaded, configs, modules)) => {
                 let report = diff(&cur.loaded, &loaded);
-                configs.apply_buffer_sizes(&self.registry);
                 self.registry
                     .apply(configs.default_config, Vec::new(), configs.instances);
+                self.modules.apply(modules);
                 for w in &loaded.warnings {
                     tracing::warn!("{w}");
                 }
-                tracing::info!(files = ?self.paths, "circuit-breaker config reloaded: {report}");
+                tracing::info!(files = ?self.paths, "resilience4j config reloaded: {report}");
                 *cur = Current { contents, loaded };
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 ReloadEvent::Applied(report)
@@ -250,7 +295,7 @@ impl LiveInner {
             Err(e) => {
                 // Remember the bad content so the watcher does not retry it in a loop.
                 cur.contents = contents;
-                tracing::error!(files = ?self.paths, "circuit-breaker config reload rejected, previous config kept: {e}");
+                tracing::error!(files = ?self.paths, "resilience4j config reload rejected, previous config kept: {e}");
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
                 ReloadEvent::Failed(e)
             }
@@ -285,6 +330,24 @@ fn settings(loaded: &Loaded) -> BTreeMap<String, BTreeMap<String, String>> {
     }
     for (name, i) in &loaded.config.instances {
         out.insert(name.clone(), flat(instance_json(i)));
+    }
+    // The other modules, as `<module>:<name>` (`retry:backendA`, `retry:default`).
+    for (module, v) in loaded.modules.report() {
+        if module == "aspectOrder" {
+            out.insert(module, flat(v));
+            continue;
+        }
+        if !v["defaultConfig"].is_null() {
+            out.insert(
+                format!("{module}:default"),
+                flat(v["defaultConfig"].clone()),
+            );
+        }
+        if let Value::Object(instances) = &v["instances"] {
+            for (name, i) in instances {
+                out.insert(format!("{module}:{name}"), flat(i.clone()));
+            }
+        }
     }
     out
 }

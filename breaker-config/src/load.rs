@@ -8,6 +8,7 @@ use crate::bind;
 use crate::error::{LoadError, Warning};
 use crate::limits::Limits;
 use crate::model::ResolvedConfig;
+use crate::modules::ModulesConfig;
 use crate::placeholders::Resolver;
 use crate::profiles::{document_active, ActiveProfiles};
 use crate::property::Document;
@@ -43,12 +44,15 @@ pub struct SourceText {
     pub text: String,
 }
 
-/// The result of a load: the resolved circuit-breaker configuration, the warnings, and the
-/// active documents (all their properties, circuit-breaker or not).
+/// The result of a load: the resolved circuit-breaker configuration, the other modules'
+/// sections, the warnings, and the active documents (all their properties).
 #[derive(Clone, Debug)]
 pub struct Loaded {
-    /// The resolved configuration (check [`ResolvedConfig::all_errors`]).
+    /// The resolved circuit-breaker configuration (check [`ResolvedConfig::all_errors`]).
     pub config: ResolvedConfig,
+    /// The resolved retry, time-limiter, bulkhead, thread-pool-bulkhead and rate-limiter
+    /// sections and the aspect orders.
+    pub modules: ModulesConfig,
     /// Unknown keys, 1.x keys, ignored documents.
     pub warnings: Vec<Warning>,
     /// Every active document, lowest precedence first: the parsed model of all sections
@@ -57,9 +61,12 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// `Ok` when Spring Boot would start with these files, else every error.
+    /// Every error of every section: empty when Spring Boot would start with these files
+    /// (it refuses to start on any of them).
     pub fn errors(&self) -> Vec<&crate::ConfigError> {
-        self.config.all_errors()
+        let mut out = self.config.all_errors();
+        out.extend(self.modules.all_errors());
+        out
     }
 }
 
@@ -216,8 +223,10 @@ impl Loader {
         let section = bind::bind(&refs, &resolver, &mut warnings);
         let mut config = resolve::resolve_all(&section, profiles.names);
         crate::to_core::validate_with_core(&mut config);
+        let modules = crate::modules::load(&refs, &resolver, &mut warnings);
         Ok(Loaded {
             config,
+            modules,
             warnings,
             documents: active,
         })

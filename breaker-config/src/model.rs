@@ -58,6 +58,8 @@ pub enum ValueSource {
     Instance,
     /// A shared block (`configs.<name>`).
     Config(String),
+    /// A key directly under a section, e.g. `resilience4j.retry.retryAspectOrder`.
+    Section,
 }
 
 impl fmt::Display for ValueSource {
@@ -66,6 +68,7 @@ impl fmt::Display for ValueSource {
             ValueSource::Default => f.write_str("default"),
             ValueSource::Instance => f.write_str("instance"),
             ValueSource::Config(n) => write!(f, "configs.{n}"),
+            ValueSource::Section => f.write_str("file"),
         }
     }
 }

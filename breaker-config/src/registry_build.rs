@@ -3,8 +3,9 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
-use breaker_core::{CircuitBreakerConfig, ErrorCatalog, Registry};
+use breaker_core::{CircuitBreakerConfig, Clock, ErrorCatalog, Registry};
 
 use crate::catalog::UnclaimedName;
 use crate::error::{ConfigError, LoadError};
@@ -57,9 +58,13 @@ fn unclaimed(names: &[UnclaimedName]) -> String {
 }
 
 fn list(errors: &[ConfigError]) -> String {
+    let all_breaker = errors
+        .iter()
+        .all(|e| e.key.starts_with("resilience4j.circuitbreaker"));
     let mut s = format!(
-        "{} invalid circuit-breaker setting{}:",
+        "{} invalid {}setting{}:",
         errors.len(),
+        if all_breaker { "circuit-breaker " } else { "" },
         if errors.len() == 1 { "" } else { "s" }
     );
     for e in errors {
@@ -70,39 +75,31 @@ fn list(errors: &[ConfigError]) -> String {
 }
 
 /// The breaker-core configs of a loaded file: the default config (what a name not listed
-/// gets) and one config per instance.
+/// gets) and one config per instance. Each carries its instance's settings beside the state
+/// machine too ([`breaker_core::InstanceSettings`]: `eventConsumerBufferSize`, ...).
 #[derive(Debug, Clone)]
 pub struct CoreConfigs {
     /// `configs.default` over Resilience4j's defaults, or Resilience4j's defaults.
     pub default_config: CircuitBreakerConfig,
     /// Every instance under `instances` / `backends`, by name.
     pub instances: Vec<(String, CircuitBreakerConfig)>,
-    /// `eventConsumerBufferSize` of every instance (default 100).
-    pub event_consumer_buffer_sizes: Vec<(String, usize)>,
-}
-
-impl CoreConfigs {
-    /// Records every instance's `eventConsumerBufferSize` in `registry`.
-    pub fn apply_buffer_sizes(&self, registry: &Registry) {
-        for (name, size) in &self.event_consumer_buffer_sizes {
-            registry.set_event_consumer_buffer_size(name, *size);
-        }
-    }
 }
 
 /// Converts every instance and the default config of `loaded` to breaker-core configs,
 /// binding exception names through `catalog`.
 ///
 /// # Errors
-/// [`RegistryLoadError::Invalid`] with every error of the file when any instance, the
-/// default config or a named config is invalid: all or nothing;
+/// [`RegistryLoadError::Invalid`] with every error of the files when any instance, the
+/// default config or a named config of any section (circuit breaker, retry, time limiter,
+/// bulkheads, rate limiter, aspect orders) is invalid: all or nothing, as Spring Boot refuses
+/// to start;
 /// [`RegistryLoadError::UnclaimedExceptionNames`] when an exception name in the file is not
 /// claimed by `catalog`.
 pub fn core_configs(
     loaded: &Loaded,
     catalog: &ErrorCatalog,
 ) -> Result<CoreConfigs, RegistryLoadError> {
-    let errors: Vec<ConfigError> = loaded.config.all_errors().into_iter().cloned().collect();
+    let errors: Vec<ConfigError> = loaded.errors().into_iter().cloned().collect();
     if !errors.is_empty() {
         return Err(RegistryLoadError::Invalid(errors));
     }
@@ -131,17 +128,6 @@ pub fn core_configs(
         Err(e) => return Err(RegistryLoadError::Invalid(vec![e.clone()])),
     };
     let mut instances = Vec::with_capacity(loaded.config.instances.len());
-    let event_consumer_buffer_sizes = loaded
-        .config
-        .instances
-        .iter()
-        .map(|(n, i)| {
-            (
-                n.clone(),
-                i.event_consumer_buffer_size.value.max(1) as usize,
-            )
-        })
-        .collect();
     for (name, i) in &loaded.config.instances {
         instances.push((
             name.clone(),
@@ -151,7 +137,6 @@ pub fn core_configs(
     Ok(CoreConfigs {
         default_config,
         instances,
-        event_consumer_buffer_sizes,
     })
 }
 
@@ -163,9 +148,21 @@ pub fn registry_from_loaded(
     loaded: &Loaded,
     catalog: &ErrorCatalog,
 ) -> Result<Registry, RegistryLoadError> {
+    registry_with_clock(loaded, catalog, None)
+}
+
+/// [`registry_from_loaded`] whose breakers, now and later, run on `clock` when given (see
+/// [`Registry::set_clock`]).
+pub(crate) fn registry_with_clock(
+    loaded: &Loaded,
+    catalog: &ErrorCatalog,
+    clock: Option<Arc<dyn Clock>>,
+) -> Result<Registry, RegistryLoadError> {
     let c = core_configs(loaded, catalog)?;
-    let registry = Registry::with_default_config(c.default_config.clone());
-    c.apply_buffer_sizes(&registry);
+    let registry = Registry::with_default_config(c.default_config);
+    if let Some(clock) = clock {
+        registry.set_clock(clock);
+    }
     for (name, config) in c.instances {
         registry.configure_instance(&name, config);
     }

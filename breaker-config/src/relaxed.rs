@@ -70,7 +70,7 @@ pub fn suggest<'a>(written: &str, candidates: impl IntoIterator<Item = &'a str>)
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = strsim::damerau_levenshtein(&w, &uniform(c));
-        if best.map_or(true, |(bd, _)| d < bd) {
+        if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }

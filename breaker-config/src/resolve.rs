@@ -21,7 +21,8 @@ pub(crate) fn resolve_all(sec: &Section, profiles: Vec<String>) -> ResolvedConfi
             Some(block),
             ValueSource::Instance,
             sec,
-            &mut Vec::new(),
+            &mut vec![name.clone()],
+            1,
         ) {
             Ok(i) => {
                 instances.insert(name.clone(), i);
@@ -37,7 +38,8 @@ pub(crate) fn resolve_all(sec: &Section, profiles: Vec<String>) -> ResolvedConfi
             Some(b),
             ValueSource::Config("default".into()),
             sec,
-            &mut Vec::new(),
+            &mut vec!["default".to_string()],
+            0,
         )
         .map_err(|e| *e),
         None => Ok(ResolvedInstance::library_defaults("default")),
@@ -73,31 +75,45 @@ fn text(b: Option<&Bound>) -> Option<(&str, &Bound)> {
     }
 }
 
-fn circular(name: &str, block: &Block, bound: &Bound) -> ConfigError {
+/// Resilience4j's message (it names the config whose `baseConfig` closes the loop; a loop
+/// of two or more configs overflows Resilience4j's stack instead), followed by the whole
+/// chain from the instance, e.g. `(a -> x -> y -> x)`.
+fn circular_message(name: &str, chain: &[String]) -> String {
+    format!(
+        "Circular reference detected in instance config: {name} ({} -> {name})",
+        chain.join(" -> ")
+    )
+}
+
+fn circular(name: &str, chain: &[String], block: &Block, bound: &Bound) -> ConfigError {
     ConfigError {
         origin: Some(bound.origin.clone()),
         key: format!("{}.baseConfig", block.path),
         value: Some(name.to_string()),
-        message: format!("Circular reference detected in instance config: {name}"),
+        message: circular_message(name, chain),
         allowed: "a baseConfig chain that does not lead back to itself".into(),
     }
 }
 
-/// Resilience4j's `createCircuitBreakerConfig(name, props)`.
+/// Resilience4j's `createCircuitBreakerConfig(name, props)`. `chain` holds the instance (or
+/// `default`) being resolved, then every config it inherits from so far; the configs start
+/// at `chain[1]` for an instance (an instance may share a config's name) and at `chain[0]`
+/// for the default config.
 fn create(
     name: &str,
     props: Option<&Block>,
     label: ValueSource,
     sec: &Section,
-    visiting: &mut Vec<String>,
+    chain: &mut Vec<String>,
+    configs_from: usize,
 ) -> Result<ResolvedInstance, Box<ConfigError>> {
     if let Some(e) = props.and_then(|b| b.errors.first()) {
         return Err(Box::new(e.clone()));
     }
     let (base, kind) = if let Some((bn, bound)) = props.and_then(|b| text(b.get(Id::BaseConfig))) {
         let block = props.unwrap_or(&EMPTY);
-        if bn == name || visiting.iter().any(|v| v == bn) {
-            return Err(Box::new(circular(bn, block, bound)));
+        if bn == name || chain[configs_from..].iter().any(|v| v == bn) {
+            return Err(Box::new(circular(bn, chain, block, bound)));
         }
         let Some(bb) = sec.configs.get(bn) else {
             let known: Vec<&str> = sec.configs.keys().map(String::as_str).collect();
@@ -113,15 +129,16 @@ fn create(
                 },
             }));
         };
-        visiting.push(bn.to_string());
+        chain.push(bn.to_string());
         let r = create(
             bn,
             Some(bb),
             ValueSource::Config(bn.to_string()),
             sec,
-            visiting,
+            chain,
+            configs_from,
         );
-        visiting.pop();
+        chain.pop();
         (r?, Base::BaseConfig(bn.to_string()))
     } else if let Some(cb) = sec.configs.get(name) {
         if let Some(e) = cb.errors.first() {
@@ -134,22 +151,23 @@ fn create(
         )?;
         (r, Base::SameName(name.to_string()))
     } else if let Some(db) = sec.configs.get("default") {
-        if visiting.iter().any(|v| v == "default") {
+        if chain[configs_from..].iter().any(|v| v == "default") {
             let bound = db.get(Id::BaseConfig);
             return Err(Box::new(match bound {
-                Some(b) => circular("default", db, b),
-                None => circular_plain("default"),
+                Some(b) => circular("default", chain, db, b),
+                None => circular_plain("default", chain),
             }));
         }
-        visiting.push("default".into());
+        chain.push("default".into());
         let r = create(
             "default",
             Some(db),
             ValueSource::Config("default".into()),
             sec,
-            visiting,
+            chain,
+            configs_from,
         );
-        visiting.pop();
+        chain.pop();
         (r?, Base::DefaultConfig)
     } else {
         (
@@ -172,12 +190,12 @@ static EMPTY: Block = Block {
     errors: Vec::new(),
 };
 
-fn circular_plain(name: &str) -> ConfigError {
+fn circular_plain(name: &str, chain: &[String]) -> ConfigError {
     ConfigError {
         origin: None,
         key: format!("resilience4j.circuitbreaker.configs.{name}"),
         value: None,
-        message: format!("Circular reference detected in instance config: {name}"),
+        message: circular_message(name, chain),
         allowed: "a baseConfig chain that does not lead back to itself".into(),
     }
 }

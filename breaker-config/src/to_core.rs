@@ -2,7 +2,8 @@
 //! breaker-core's builder (Resilience4j's `CircuitBreakerConfig.Builder` rules).
 
 use breaker_core::{
-    CircuitBreakerConfig, CircuitBreakerConfigBuilder, ErrorCatalog, IntervalFunction,
+    CircuitBreakerConfig, CircuitBreakerConfigBuilder, ErrorCatalog, InstanceSettings,
+    IntervalFunction,
 };
 
 use crate::model::{ResolvedConfig, ResolvedInstance, WaitInterval};
@@ -14,9 +15,12 @@ fn millis(d: std::time::Duration) -> u64 {
 
 impl ResolvedInstance {
     /// A breaker-core builder carrying every resolved setting and `catalog` (which binds the
-    /// `recordExceptions` / `ignoreExceptions` names to Rust errors). Add predicates or a clock
-    /// before [`CircuitBreakerConfigBuilder::build`]. The Java predicate classes
-    /// (`recordFailurePredicate`, ...) cannot be instantiated: set them in code.
+    /// `recordExceptions` / `ignoreExceptions` names to Rust errors), the settings beside the
+    /// state machine included ([`InstanceSettings`]: `eventConsumerBufferSize`, the health
+    /// indicator flags, ...). Add predicates or a clock before
+    /// [`CircuitBreakerConfigBuilder::build`]. The Java predicate classes
+    /// (`recordFailurePredicate`, ...) cannot be instantiated: they are kept by name only (set
+    /// the predicates in code).
     pub fn to_core_builder(&self, catalog: &ErrorCatalog) -> CircuitBreakerConfigBuilder {
         let wait = self.wait_duration_in_open_state.value;
         let mut b = CircuitBreakerConfig::builder()
@@ -38,7 +42,18 @@ impl ResolvedInstance {
                 self.transition_to_state_after_wait_duration.value,
             )
             .initial_state(self.initial_state.value)
-            .error_catalog(catalog.clone());
+            .error_catalog(catalog.clone())
+            .instance_settings(InstanceSettings {
+                // Spring rejects values below 1 before this point.
+                event_consumer_buffer_size: u32::try_from(self.event_consumer_buffer_size.value)
+                    .unwrap_or(0),
+                register_health_indicator: self.register_health_indicator.value,
+                allow_health_indicator_to_fail: self.allow_health_indicator_to_fail.value,
+                writable_stack_trace_enabled: self.writable_stack_trace_enabled.value,
+                record_failure_predicate: self.record_failure_predicate.value.clone(),
+                ignore_exception_predicate: self.ignore_exception_predicate.value.clone(),
+                record_result_predicate: self.record_result_predicate.value.clone(),
+            });
         b = match self.wait_interval_in_open_state.value {
             WaitInterval::Constant => b.wait_duration_in_open_state(wait),
             WaitInterval::Exponential {
@@ -106,6 +121,7 @@ impl ResolvedInstance {
                 &self.transition_to_state_after_wait_duration.origin
             }
             "initialState" => &self.initial_state.origin,
+            "eventConsumerBufferSize" => &self.event_consumer_buffer_size.origin,
             _ => return None,
         };
         o.as_ref()

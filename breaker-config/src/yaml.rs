@@ -248,6 +248,17 @@ impl Flattener<'_> {
                 }
             }
             Node::Map(entries) => {
+                if entries.is_empty() && !path.is_empty() {
+                    // `svc: {}`: like an empty list, a value Spring sees as empty, so the binder
+                    // can tell the user that nothing binds under it.
+                    self.push(
+                        path.clone(),
+                        String::new(),
+                        ValueKind::Empty,
+                        ko.clone(),
+                        vo.clone(),
+                    )?;
+                }
                 for (k, v) in entries {
                     let kt = match &k.value {
                         Node::Scalar(s, _) => s.clone(),

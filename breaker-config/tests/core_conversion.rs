@@ -13,7 +13,8 @@ fn every_shared_fixture_instance_builds_in_core() {
     let mut built = 0;
     for entry in std::fs::read_dir(&dir).expect("fixtures") {
         let path = entry.expect("entry").path();
-        if !path.to_string_lossy().ends_with(".expected.json") {
+        let p = path.to_string_lossy();
+        if !p.ends_with(".expected.json") || p.ends_with(".modules.expected.json") {
             continue;
         }
         let expected: Value =
@@ -128,4 +129,123 @@ fn unclaimed_names_are_reported_with_positions() {
         un[0].to_string(),
         "u.yml:4:7: circuit breaker 'a': recordExceptions names 'com.example.Unknown', which no registered error type claims"
     );
+}
+
+/// Every module instance of every shared fixture converts into breaker-core's config, and
+/// the core config holds the values of `NN.modules.expected.json`.
+#[test]
+fn every_shared_fixture_module_instance_builds_in_core() {
+    use std::time::Duration;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shared");
+    let ms = |v: &Value| Duration::from_nanos((v.as_f64().unwrap() * 1e6).round() as u64);
+    let mut built = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if !path.to_string_lossy().ends_with(".modules.expected.json") {
+            continue;
+        }
+        let want: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let files: Vec<PathBuf> = want["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| dir.join(f.as_str().unwrap()))
+            .collect();
+        let loaded = Loader::new()
+            .env(Default::default())
+            .load_files(&files)
+            .unwrap();
+        let m = &loaded.modules;
+        for (name, r) in &m.retry.instances {
+            let c = r.to_core_config(&ErrorCatalog::new()).unwrap();
+            let w = &want["retry"]["instances"][name];
+            assert_eq!(
+                i64::from(c.max_attempts()),
+                w["maxAttempts"].as_i64().unwrap()
+            );
+            assert_eq!(
+                c.fail_after_max_attempts(),
+                w["failAfterMaxAttempts"] == true
+            );
+            if let Some(wait) = w["waitDuration"].as_f64() {
+                assert_eq!(c.wait_duration(), Some(ms(&Value::from(wait))), "{name}");
+            }
+            built += 1;
+        }
+        for (name, r) in &m.time_limiter.instances {
+            let c = r.to_core_config().unwrap();
+            let w = &want["timelimiter"]["instances"][name];
+            assert_eq!(c.timeout_duration(), ms(&w["timeoutDuration"]));
+            assert_eq!(c.cancel_running_future(), w["cancelRunningFuture"] == true);
+            built += 1;
+        }
+        for (name, r) in &m.bulkhead.instances {
+            let c = r.to_core_config().unwrap();
+            let w = &want["bulkhead"]["instances"][name];
+            assert_eq!(
+                i64::from(c.max_concurrent_calls()),
+                w["maxConcurrentCalls"].as_i64().unwrap()
+            );
+            assert_eq!(c.max_wait_duration(), ms(&w["maxWaitDuration"]));
+            built += 1;
+        }
+        for (name, r) in &m.thread_pool_bulkhead.instances {
+            let c = r.to_core_config().unwrap();
+            let w = &want["threadpoolbulkhead"]["instances"][name];
+            if let Some(max) = w["maxThreadPoolSize"].as_i64() {
+                assert_eq!(i64::from(c.max_thread_pool_size()), max);
+            }
+            if let Some(core) = w["coreThreadPoolSize"].as_i64() {
+                assert_eq!(i64::from(c.core_thread_pool_size()), core);
+            }
+            assert_eq!(
+                i64::from(c.queue_capacity()),
+                w["queueCapacity"].as_i64().unwrap()
+            );
+            assert_eq!(c.keep_alive_duration(), ms(&w["keepAliveDuration"]));
+            built += 1;
+        }
+        for (name, r) in &m.rate_limiter.instances {
+            let c = r.to_core_config().unwrap();
+            let w = &want["ratelimiter"]["instances"][name];
+            assert_eq!(
+                i64::from(c.limit_for_period()),
+                w["limitForPeriod"].as_i64().unwrap()
+            );
+            assert_eq!(c.limit_refresh_period(), ms(&w["limitRefreshPeriod"]));
+            assert_eq!(c.timeout_duration(), ms(&w["timeoutDuration"]));
+            built += 1;
+        }
+    }
+    assert!(built >= 70, "only {built} module instances");
+}
+
+/// Configs built for the module registries run on the clock given (a `ManualClock` in tests).
+#[test]
+fn module_configs_take_the_clock_given() {
+    use std::sync::Arc;
+    let yaml = "
+resilience4j.ratelimiter.instances.api: { limitForPeriod: 1, limitRefreshPeriod: 1s }
+resilience4j.retry.instances.api: { maxAttempts: 2 }
+";
+    let loaded = Loader::new()
+        .env(Default::default())
+        .load_str("application.yml", Format::Yaml, yaml)
+        .unwrap();
+    let clock: Arc<dyn breaker_core::Clock> = Arc::new(breaker_core::ManualClock::at_epoch_millis(
+        1_700_000_000_000,
+    ));
+    let c = breaker_config::modules::module_core_configs_with_clock(
+        &loaded,
+        &ErrorCatalog::new(),
+        Some(&clock),
+    )
+    .unwrap();
+    let (_, limiter) = &c.rate_limiter.instances[0];
+    assert!(Arc::ptr_eq(limiter.clock(), &clock));
+    assert!(Arc::ptr_eq(c.retry.instances[0].1.clock(), &clock));
+    assert!(Arc::ptr_eq(c.retry.default_config.clock(), &clock));
+    // Without one, the system clock.
+    let c = breaker_config::modules::module_core_configs(&loaded, &ErrorCatalog::new()).unwrap();
+    assert!(!Arc::ptr_eq(c.rate_limiter.instances[0].1.clock(), &clock));
 }

@@ -1,11 +1,13 @@
 //! Data-driven: every `NN.expected.json` in the fixture directories loads its "files" with
-//! its "profiles" and must resolve to exactly the listed instances, errors and default config.
-//! `BREAKER_CONFIG_FIXTURES_DIR` points the same test at another directory.
+//! its "profiles" and must resolve to exactly the listed instances, errors and default config;
+//! every `NN.modules.expected.json` likewise for the retry, time-limiter, bulkhead,
+//! thread-pool-bulkhead and rate-limiter sections and the aspect orders.
+//! `BREAKER_CONFIG_FIXTURES_DIR` points the same tests at another directory.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use breaker_config::{json, Loader};
+use breaker_config::{json, Loaded, Loader};
 use serde_json::Value;
 
 fn dirs() -> Vec<PathBuf> {
@@ -69,9 +71,32 @@ fn compare_lines(
     }
 }
 
-fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(expected_file).expect("readable expected.json");
-    let expected: Value = serde_json::from_str(&text).expect("valid expected.json");
+/// Compares `report[key]` with `expected[key]` when the expectations have it: the same
+/// names, then value by value.
+fn compare_named(base: &str, key: &str, expected: &Value, report: &Value, diffs: &mut Vec<String>) {
+    let Some(e) = expected.get(key) else {
+        return;
+    };
+    let e = e.as_object().cloned().unwrap_or_default();
+    let a = report[key].as_object().cloned().unwrap_or_default();
+    let mut en: Vec<&String> = e.keys().collect();
+    let mut an: Vec<&String> = a.keys().collect();
+    en.sort();
+    an.sort();
+    if en != an {
+        diffs.push(format!("{base}: {key} names: expected {en:?}, got {an:?}"));
+    }
+    compare(
+        &format!("{base}: {key}"),
+        &Value::Object(e),
+        &report[key],
+        diffs,
+    );
+}
+
+/// Loads the case's files; `Err` holds the differences when loading did not go as expected
+/// (including an expected load error, which ends the case with no differences).
+fn load_case(dir: &Path, expected: &Value, name: &str) -> Result<Loaded, Vec<String>> {
     let files: Vec<PathBuf> = expected["files"]
         .as_array()
         .expect("files")
@@ -95,17 +120,16 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default();
-    let name = expected_file.display().to_string();
     let loaded = match Loader::new().profiles(profiles).env(env).load_files(&files) {
         Ok(l) => l,
         Err(e) => {
             let got = strip(&e.to_string(), dir);
             if let Some(want) = expected.get("loadError").and_then(Value::as_str) {
-                return if got == want {
+                return Err(if got == want {
                     vec![]
                 } else {
                     vec![format!("{name}: load error: expected {want}, got {got}")]
-                };
+                });
             }
             if let Some(parts) = expected.get("loadErrorContains").and_then(Value::as_array) {
                 let missing: Vec<&str> = parts
@@ -113,45 +137,62 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
                     .filter_map(Value::as_str)
                     .filter(|p| !got.contains(p))
                     .collect();
-                return if missing.is_empty() {
+                return Err(if missing.is_empty() {
                     vec![]
                 } else {
                     vec![format!("{name}: load error {got} lacks {missing:?}")]
-                };
+                });
             }
-            return vec![format!("{name}: load failed: {got}")];
+            return Err(vec![format!("{name}: load failed: {got}")]);
         }
     };
     if let Some(want) = expected
         .get("loadError")
         .or_else(|| expected.get("loadErrorContains"))
     {
-        return vec![format!("{name}: expected load error {want}, but it loaded")];
+        return Err(vec![format!(
+            "{name}: expected load error {want}, but it loaded"
+        )]);
     }
+    Ok(loaded)
+}
+
+fn read_expected(expected_file: &Path) -> Value {
+    let text = std::fs::read_to_string(expected_file).expect("readable expected.json");
+    serde_json::from_str(&text).expect("valid expected.json")
+}
+
+/// The warnings and every error as lines, compared when the expectations list them.
+fn compare_messages(
+    base: &str,
+    expected: &Value,
+    loaded: &Loaded,
+    dir: &Path,
+    diffs: &mut Vec<String>,
+) {
+    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    compare_lines(base, "warnings", expected, &warnings, dir, diffs);
+    let errors: Vec<String> = loaded.errors().iter().map(ToString::to_string).collect();
+    compare_lines(base, "errorDetails", expected, &errors, dir, diffs);
+}
+
+fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
+    let expected = read_expected(expected_file);
+    let name = expected_file.display().to_string();
+    let loaded = match load_case(dir, &expected, &name) {
+        Ok(l) => l,
+        Err(diffs) => return diffs,
+    };
     let report = json::report(&loaded);
     let mut diffs = Vec::new();
     let base = name.clone();
     // Instances and errors must match as sets of names, then value by value.
     for key in ["instances", "errors"] {
-        let e = expected
-            .get(key)
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let a = report[key].as_object().cloned().unwrap_or_default();
-        let mut en: Vec<&String> = e.keys().collect();
-        let mut an: Vec<&String> = a.keys().collect();
-        en.sort();
-        an.sort();
-        if en != an {
-            diffs.push(format!("{base}: {key} names: expected {en:?}, got {an:?}"));
+        let mut e = expected.clone();
+        if e.get(key).is_none() {
+            e[key] = serde_json::json!({});
         }
-        compare(
-            &format!("{base}: {key}"),
-            &Value::Object(e),
-            &report[key],
-            &mut diffs,
-        );
+        compare_named(&base, key, &e, &report, &mut diffs);
     }
     if let Some(d) = expected.get("defaultConfig") {
         compare(
@@ -161,15 +202,64 @@ fn run_case(dir: &Path, expected_file: &Path) -> Vec<String> {
             &mut diffs,
         );
     }
-    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
-    compare_lines(&base, "warnings", &expected, &warnings, dir, &mut diffs);
-    let errors: Vec<String> = loaded.errors().iter().map(ToString::to_string).collect();
-    compare_lines(&base, "errorDetails", &expected, &errors, dir, &mut diffs);
+    compare_messages(&base, &expected, &loaded, dir, &mut diffs);
     diffs
 }
 
-#[test]
-fn every_fixture_resolves_to_its_expected_values() {
+/// The five module objects of `NN.modules.expected.json`.
+const MODULES: [&str; 5] = [
+    "retry",
+    "timelimiter",
+    "bulkhead",
+    "threadpoolbulkhead",
+    "ratelimiter",
+];
+
+fn run_modules_case(dir: &Path, expected_file: &Path) -> Vec<String> {
+    let expected = read_expected(expected_file);
+    let name = expected_file.display().to_string();
+    let loaded = match load_case(dir, &expected, &name) {
+        Ok(l) => l,
+        Err(diffs) => return diffs,
+    };
+    let report = json::report(&loaded);
+    let mut diffs = Vec::new();
+    for module in MODULES {
+        let Some(want) = expected.get(module) else {
+            continue;
+        };
+        let base = format!("{name}: {module}");
+        let got = &report[module];
+        compare_named(&base, "instances", want, got, &mut diffs);
+        compare_named(&base, "errors", want, got, &mut diffs);
+        if let Some(d) = want.get("defaultConfig") {
+            compare(
+                &format!("{base}: defaultConfig"),
+                d,
+                &got["defaultConfig"],
+                &mut diffs,
+            );
+        }
+    }
+    if let Some(a) = expected.get("aspectOrder") {
+        compare(
+            &format!("{name}: aspectOrder"),
+            a,
+            &report["aspectOrder"],
+            &mut diffs,
+        );
+    }
+    compare_messages(&name, &expected, &loaded, dir, &mut diffs);
+    diffs
+}
+
+/// Runs `run` on every file of the fixture directories whose name ends with `suffix` and not
+/// with any of `except`; returns the number of cases and the differences.
+fn run_all(
+    suffix: &str,
+    except: &[&str],
+    run: fn(&Path, &Path) -> Vec<String>,
+) -> (usize, Vec<String>) {
     let mut cases = 0;
     let mut diffs = Vec::new();
     for dir in dirs() {
@@ -179,13 +269,32 @@ fn every_fixture_resolves_to_its_expected_values() {
         let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.sort();
         for f in files {
-            if f.to_string_lossy().ends_with(".expected.json") {
+            let name = f.to_string_lossy();
+            if name.ends_with(suffix) && !except.iter().any(|x| name.ends_with(x)) {
                 cases += 1;
-                diffs.extend(run_case(&dir, &f));
+                diffs.extend(run(&dir, &f));
             }
         }
     }
+    (cases, diffs)
+}
+
+#[test]
+fn every_fixture_resolves_to_its_expected_values() {
+    let (cases, diffs) = run_all(".expected.json", &[".modules.expected.json"], run_case);
     assert!(cases >= 19 + 25, "only {cases} fixture cases found");
+    assert!(
+        diffs.is_empty(),
+        "{} differences:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
+
+#[test]
+fn every_fixture_resolves_its_other_modules_to_the_expected_values() {
+    let (cases, diffs) = run_all(".modules.expected.json", &[], run_modules_case);
+    assert!(cases >= 19, "only {cases} module fixture cases found");
     assert!(
         diffs.is_empty(),
         "{} differences:\n{}",

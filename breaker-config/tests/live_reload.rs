@@ -349,3 +349,178 @@ fn a_catalog_binds_the_names_and_acknowledge_accepts_java_only_ones() {
         breaker_core::Outcome::Success
     );
 }
+
+#[test]
+fn a_bad_value_in_another_section_keeps_every_section() {
+    let v1 = format!(
+        "{V1}
+  retry:
+    instances:
+      paymentService:
+        maxAttempts: 4
+  ratelimiter:
+    instances:
+      paymentService:
+        limitForPeriod: 10
+"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let live = live(dir.path(), &v1);
+    let attempts = |live: &LiveConfig| {
+        live.modules().retry.instances["paymentService"]
+            .max_attempts
+            .value
+    };
+    assert_eq!(attempts(&live), 4);
+    // Listed instances are created eagerly in the module registries, as Spring does.
+    let retry = live
+        .module_registries()
+        .retry
+        .find("paymentService")
+        .expect("created eagerly");
+    let limiter = live
+        .module_registries()
+        .rate_limiter
+        .find("paymentService")
+        .expect("created eagerly");
+    assert_eq!(retry.config().max_attempts(), 4);
+    assert_eq!(limiter.config().limit_for_period(), 10);
+
+    // A good breaker change and a good rate-limiter change, with a retry value Spring refuses:
+    // nothing is applied.
+    let bad = v1
+        .replace("failure-rate-threshold: 50", "failure-rate-threshold: 60")
+        .replace("limitForPeriod: 10", "limitForPeriod: 20")
+        .replace("maxAttempts: 4", "maxAttempts: 0");
+    fs::write(dir.path().join("application.yml"), &bad).unwrap();
+    let err = live.reload().unwrap_err();
+    let RegistryLoadError::Invalid(errors) = &err else {
+        panic!("expected invalid settings, got {err}")
+    };
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].message,
+        "maxAttempts must be greater than or equal to 1."
+    );
+    assert_eq!(
+        errors[0].key,
+        "resilience4j.retry.instances.paymentService.maxAttempts"
+    );
+    assert!(err.to_string().starts_with("1 invalid setting:"), "{err}");
+    let cb = live.registry().circuit_breaker("paymentService");
+    assert_eq!(cb.config().failure_rate_threshold(), 50.0);
+    assert_eq!(attempts(&live), 4);
+    let modules = live.modules();
+    assert_eq!(
+        modules.rate_limiter.instances["paymentService"]
+            .limit_for_period
+            .value,
+        10
+    );
+    assert_eq!(retry.config().max_attempts(), 4);
+    assert_eq!(limiter.config().limit_for_period(), 10);
+
+    // Fixed: everything applies at once, and the report names the module settings.
+    let good = bad.replace("maxAttempts: 0", "maxAttempts: 5");
+    fs::write(dir.path().join("application.yml"), good).unwrap();
+    let report = live.reload().unwrap();
+    let changed: Vec<String> = report.changes.iter().map(ToString::to_string).collect();
+    for change in [
+        "retry:paymentService.maxAttempts: 4 -> 5",
+        "ratelimiter:paymentService.limitForPeriod: 10 -> 20",
+        "paymentService.failureRateThreshold: 50.0 -> 60.0",
+    ] {
+        assert!(changed.contains(&change.to_string()), "{changed:?}");
+    }
+    assert_eq!(attempts(&live), 5);
+    // The handles taken before the reloads see the new configs.
+    assert_eq!(retry.config().max_attempts(), 5);
+    assert_eq!(limiter.config().limit_for_period(), 20);
+}
+
+#[test]
+fn module_registries_hold_every_section_of_a_shared_file() {
+    // 02: retries with a shared config, time limiters, bulkheads, thread-pool bulkheads and
+    // rate limiters with configs.default (values from 02.modules.expected.json).
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/shared/02_r4j_boot3_testsuite_backends_alias.yml");
+    let catalog = [
+        "java.io.IOException",
+        "feign.FeignException",
+        "java.lang.IllegalArgumentException",
+        "io.github.resilience4j.springboot3.circuitbreaker.IgnoredException",
+        "io.github.resilience4j.springboot3.circuitbreaker.RecordedException",
+    ]
+    .into_iter()
+    .fold(ErrorCatalog::new(), ErrorCatalog::acknowledge);
+    let live = LiveConfig::load(&[&path], Loader::new().env(Default::default()), catalog).unwrap();
+    let m = live.module_registries();
+    let c = m.retry.find("retryBackendC").unwrap().config();
+    assert_eq!(c.max_attempts(), 3);
+    assert_eq!(
+        c.interval_function(),
+        Some(&breaker_core::IntervalFunction::Exponential {
+            initial_millis: 100,
+            multiplier: 2.0,
+            max_millis: Some(222)
+        })
+    );
+    assert_eq!(c.retry_exceptions(), ["java.lang.IllegalArgumentException"]);
+    assert_eq!(
+        m.retry
+            .find("retryBackendA")
+            .unwrap()
+            .config()
+            .max_attempts(),
+        4
+    );
+    let t = m.time_limiter.find("backendA").unwrap().config();
+    assert_eq!(t.timeout_duration(), Duration::from_secs(5));
+    assert!(!t.cancel_running_future());
+    let b = m.bulkhead.find("backendA").unwrap().config();
+    assert_eq!(b.max_concurrent_calls(), 1);
+    assert_eq!(b.max_wait_duration(), Duration::from_millis(10));
+    let p = m.thread_pool_bulkhead.find("backendD").unwrap().config();
+    let sizes = (
+        p.max_thread_pool_size(),
+        p.core_thread_pool_size(),
+        p.queue_capacity(),
+    );
+    assert_eq!(sizes, (1, 1, 1));
+    assert_eq!(p.keep_alive_duration(), Duration::from_secs(1));
+    let r = m.rate_limiter.find("backendB").unwrap().config();
+    assert_eq!(r.limit_for_period(), 100);
+    assert_eq!(r.limit_refresh_period(), Duration::from_millis(500));
+    assert_eq!(r.timeout_duration(), Duration::from_secs(3));
+    // A name not listed gets configs.default.
+    let unlisted = m.rate_limiter.rate_limiter("unlisted").config();
+    assert_eq!(unlisted.limit_for_period(), 10);
+    assert_eq!(
+        m.bulkhead
+            .bulkhead("unlisted")
+            .config()
+            .max_concurrent_calls(),
+        2
+    );
+}
+
+#[test]
+fn an_unclaimed_retry_exception_name_is_refused_with_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("application.yml");
+    let text = "resilience4j.retry.instances.a:\n  retryExceptions: [java.io.IOException]\n";
+    fs::write(&path, text).unwrap();
+    let loader = Loader::new().env(Default::default());
+    let err = LiveConfig::load(&[&path], loader, ErrorCatalog::new()).unwrap_err();
+    let RegistryLoadError::UnclaimedExceptionNames(names) = &err else {
+        panic!("expected unclaimed names, got {err}")
+    };
+    assert_eq!(names.len(), 1);
+    assert_eq!(
+        names[0].to_string(),
+        format!(
+            "{}:2:21: retry 'a': retryExceptions names 'java.io.IOException', which no registered error type claims",
+            path.display()
+        )
+    );
+}

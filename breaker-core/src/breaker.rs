@@ -12,9 +12,12 @@ use crate::classify::Outcome;
 use crate::clock::{Clock, SystemClock};
 use crate::config::CircuitBreakerConfig;
 use crate::error::{CallNotPermitted, IllegalStateTransition};
-use crate::events::{CircuitBreakerEvent, EventBuffer, EventSink, Subscribers, SubscriptionId};
+use crate::events::{
+    CircuitBreakerEvent, Delivery, EventBuffer, EventKind, EventSink, Subscribers, SubscriptionId,
+};
 use crate::machine::{Machine, OpenWait};
 use crate::metrics::Metrics;
+use crate::names::Name;
 use crate::permit::Permit;
 use crate::state::State;
 
@@ -63,8 +66,8 @@ pub(crate) struct Inner {
     /// clock, which is read through `clock`.
     system: Option<SystemClock>,
     name: Arc<str>,
-    /// The same name, interned: what a rejection carries.
-    static_name: &'static str,
+    /// The same name as a rejection carries it (inline when short: no reference count).
+    reject_name: Name,
     clock: Arc<dyn Clock>,
     /// No exception settings: every error is a failure.
     plain_errors: AtomicBool,
@@ -76,6 +79,8 @@ pub(crate) struct Inner {
     machine: CacheLine<SpinMutex<Machine>>,
     config: ArcSwap<CircuitBreakerConfig>,
     subscribers: Subscribers,
+    /// Events on their way to the subscribers, in production order.
+    delivery: Delivery,
 }
 
 /// Keeps the machine (its lock word and window totals are written on every outcome) off the
@@ -104,7 +109,7 @@ impl CircuitBreaker {
         let word = pack(machine.state(), machine.generation());
         let (reject_before, open_deadline) = fast_rejection_limits(&machine);
         let name: Arc<str> = name.into();
-        let static_name = crate::names::intern(&name);
+        let reject_name = Name::new(&name);
         let cb = CircuitBreaker {
             inner: Arc::new(Inner {
                 word: AtomicU64::new(word),
@@ -113,13 +118,14 @@ impl CircuitBreaker {
                 fast_rejections: AtomicU64::new(0),
                 system,
                 name,
-                static_name,
+                reject_name,
                 clock,
                 plain_errors: AtomicBool::new(plain_errors(&config)),
                 has_result_predicate: AtomicBool::new(config.has_record_result()),
                 machine: CacheLine(SpinMutex::new(machine)),
                 config: ArcSwap::new(config),
                 subscribers: Subscribers::default(),
+                delivery: Delivery::default(),
             }),
         };
         let armed = cb.lock().take_armed_timer();
@@ -188,39 +194,34 @@ impl CircuitBreaker {
     }
 
     /// Runs one operation on the machine under the lock, then publishes its events.
+    ///
+    /// The clock is read once the lock is held, so an operation that waited for the lock
+    /// never acts at an earlier time than the one before it: an OPEN wait cannot start in
+    /// the past (and so end early), and events are stamped in the order they happen.
     #[inline]
     pub(crate) fn with_machine<R>(
         &self,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
-        self.with_machine_at(self.now_nanos(), f)
+        self.with_locked_machine(self.lock(), f)
     }
 
-    /// [`with_machine`](Self::with_machine) with a clock reading the caller already took.
-    #[inline]
-    pub(crate) fn with_machine_at<R>(
-        &self,
-        now: u64,
-        f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
-    ) -> R {
-        self.with_locked_machine(self.lock(), now, f)
-    }
-
-    /// [`with_machine_at`](Self::with_machine_at) with the lock already taken.
+    /// [`with_machine`](Self::with_machine) with the lock already taken.
     #[inline]
     fn with_locked_machine<R>(
         &self,
         mut m: SpinMutexGuard<'_, Machine>,
-        now: u64,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
         let mut sink = EventSink::default();
-        let (r, armed) = {
+        let now = self.now_nanos();
+        let (r, armed, events) = {
             let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
             if fast != 0 {
                 m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
             }
-            m.set_quiet(!self.inner.subscribers.any());
+            let subscribed = self.inner.subscribers.any();
+            m.set_quiet(!subscribed);
             let r = f(&mut m, now, &mut sink);
             let word = pack(m.state(), m.generation());
             if self.inner.word.load(Ordering::Relaxed) != word {
@@ -234,27 +235,33 @@ impl CircuitBreaker {
                 self.inner.word.store(word, Ordering::Release);
             }
             let armed = m.take_armed_timer();
+            // Queued under the lock: the queue's order is the order of production.
+            let events = if subscribed {
+                self.inner.delivery.append(&sink, now)
+            } else {
+                None
+            };
             drop(m);
-            (r, armed)
+            (r, armed, events)
         };
         if let Some(at) = armed {
             self.schedule_timer(at);
         }
-        if !sink.is_empty() && self.inner.subscribers.any() {
-            self.dispatch(&sink, now);
+        if let Some(end) = events {
+            self.inner
+                .delivery
+                .deliver_up_to(end, |kind, at| self.dispatch(kind, at));
         }
         r
     }
 
-    fn dispatch(&self, sink: &EventSink, now: u64) {
-        for kind in sink.iter() {
-            let event = CircuitBreakerEvent {
-                circuit_breaker_name: self.inner.name.clone(),
-                kind,
-                creation_time_nanos: now,
-            };
-            self.inner.subscribers.publish(&event);
-        }
+    fn dispatch(&self, kind: EventKind, at: u64) {
+        let event = CircuitBreakerEvent {
+            circuit_breaker_name: self.inner.name.clone(),
+            kind,
+            creation_time_nanos: at,
+        };
+        self.inner.subscribers.publish(&event);
     }
 
     /// Asks for permission to make one call (Resilience4j's `tryAcquirePermission()`).
@@ -273,7 +280,7 @@ impl CircuitBreaker {
         let state = State::from_u8((word & 7) as u8);
         if matches!(state, State::Closed | State::Disabled | State::MetricsOnly) {
             let now = self.now_nanos();
-            return Ok(Permit::new(self, now, word >> 3));
+            return Ok(Permit::new(self, now, word));
         }
         if matches!(state, State::Open | State::ForcedOpen) && !self.inner.subscribers.any() {
             // Rejected before the deadline with no timer due and nobody to tell: no lock.
@@ -287,55 +294,44 @@ impl CircuitBreaker {
         self.try_acquire_slow()
     }
 
-    /// The rejection the machine would return (same `retry_after` arithmetic).
+    /// The rejection the machine would return.
     #[inline]
     fn fast_rejection(&self, state: State, now: u64) -> CallNotPermitted {
-        let retry_after = match state {
-            State::Open => {
-                let deadline = self.inner.open_deadline.load(Ordering::Relaxed);
-                let wait_ms = deadline.saturating_sub(now).div_ceil(NANOS_PER_MILLI) + 1;
-                Some(Duration::from_millis(wait_ms))
-            }
-            _ => None,
-        };
         CallNotPermitted {
-            name: self.inner.static_name,
+            name: self.inner.reject_name.clone(),
             state,
-            retry_after,
+            until: match state {
+                State::Open => self.inner.open_deadline.load(Ordering::Relaxed),
+                _ => 0,
+            },
+            at: now,
         }
     }
 
     #[cold]
     fn try_acquire_slow(&self) -> Result<Permit<'_>, CallNotPermitted> {
-        let mut granted_at = 0;
         let r = self.with_machine(|m, now, sink| {
-            granted_at = now;
             m.try_acquire(now, sink)
+                .map(|generation| (now, pack(m.state(), generation)))
+                .map_err(|refusal| (refusal, now))
         });
         match r {
-            Ok(generation) => Ok(Permit::new(self, granted_at, generation)),
-            Err(refusal) => Err(CallNotPermitted {
-                name: self.inner.static_name,
+            Ok((granted_at, admitted)) => Ok(Permit::new(self, granted_at, admitted)),
+            Err((refusal, at)) => Err(CallNotPermitted {
+                name: self.inner.reject_name.clone(),
                 state: refusal.state,
-                retry_after: refusal.retry_after,
+                until: refusal.until,
+                at,
             }),
         }
     }
 
+    /// Records the outcome of the call admitted as `admitted` (state and generation, see
+    /// [`Permit`]) that took `elapsed`.
+    #[inline]
     pub(crate) fn record(
         &self,
-        outcome: Outcome,
-        elapsed: Duration,
-        error_type: Option<&'static str>,
-    ) {
-        self.record_at(self.now_nanos(), outcome, elapsed, error_type);
-    }
-
-    /// Records an outcome at `now`, the reading that ended the call.
-    #[inline]
-    pub(crate) fn record_at(
-        &self,
-        now: u64,
+        admitted: u64,
         outcome: Outcome,
         elapsed: Duration,
         error_type: Option<&'static str>,
@@ -351,17 +347,20 @@ impl CircuitBreaker {
         {
             return;
         }
-        self.with_locked_machine(m, now, |m, now, sink| {
-            m.on_outcome(outcome, elapsed, error_type, now, sink)
+        self.with_locked_machine(m, |m, now, sink| {
+            m.on_outcome(outcome, elapsed, error_type, admitted >> 3, now, sink)
         });
     }
 
-    pub(crate) fn release(&self) {
-        self.with_machine(|m, now, sink| m.release(now, sink));
+    /// `releasePermission()` for the call admitted as `admitted`.
+    pub(crate) fn release(&self, admitted: u64) {
+        self.with_machine(|m, now, sink| m.release(admitted >> 3, now, sink));
     }
 
-    pub(crate) fn release_if_current(&self, generation: u64) {
-        self.with_machine(|m, now, sink| m.release_if_current(generation, now, sink));
+    /// What a permit dropped unused does: hands a HALF_OPEN permission back to the state
+    /// that granted it, if that state is still current.
+    pub(crate) fn release_if_current(&self, admitted: u64) {
+        self.with_machine(|m, now, sink| m.release_if_current(admitted >> 3, now, sink));
     }
 
     /// The breaker's time: the clock's cheap [`recent_nanos`](Clock::recent_nanos) reading,
@@ -520,9 +519,13 @@ impl CircuitBreaker {
         self.inner.config.store(config);
     }
 
-    /// Calls `f` with every event this breaker publishes, synchronously, on the thread that
-    /// caused it. A panicking subscriber is logged (`tracing`, WARN) and does not affect the
-    /// call or other subscribers.
+    /// Calls `f` with every event this breaker publishes, one event at a time, in the order
+    /// the breaker produced them, never while the breaker is locked. The operation that
+    /// produced an event returns once it is delivered: usually on its own thread, or by
+    /// another thread that was delivering this breaker's earlier events. `f` may call back into
+    /// the breaker (the events that causes follow the one being delivered). A panicking
+    /// subscriber is logged (`tracing`, WARN) and does not affect the call or other
+    /// subscribers.
     pub fn subscribe(
         &self,
         f: impl Fn(&CircuitBreakerEvent) + Send + Sync + 'static,
@@ -566,8 +569,6 @@ impl CircuitBreaker {
         CircuitBreaker { inner }
     }
 }
-
-const NANOS_PER_MILLI: u64 = 1_000_000;
 
 /// Busy-wait iterations on a held lock before yielding the CPU (a critical section is well
 /// under a microsecond; a longer wait means the holder was preempted).

@@ -8,8 +8,10 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::sleep::{ManualSleep, Sleep, Sleepers};
 
 /// A source of time for a circuit breaker (Resilience4j's `clock` and
 /// `currentTimestampFunction` settings in one).
@@ -26,6 +28,23 @@ pub trait Clock: Send + Sync + fmt::Debug + 'static {
     #[inline]
     fn recent_nanos(&self) -> u64 {
         self.now_nanos()
+    }
+
+    /// Waits until this clock has moved `duration` past [`now_nanos`](Self::now_nanos)
+    /// (the retry wait between attempts, a rate limiter's reservation, a bulkhead's
+    /// `maxWaitDuration`). The default waits in real time ([`Sleep::real`]): a tokio timer
+    /// inside a tokio runtime (feature `tokio`), otherwise a timer thread. [`ManualClock`]
+    /// completes it when advanced past the deadline instead. A zero duration completes at
+    /// once.
+    fn sleep(&self, duration: Duration) -> Sleep {
+        Sleep::real(duration)
+    }
+
+    /// Waits until [`now_nanos`](Self::now_nanos) reads `deadline_nanos` (epoch ns) or later.
+    fn sleep_until(&self, deadline_nanos: u64) -> Sleep {
+        self.sleep(Duration::from_nanos(
+            deadline_nanos.saturating_sub(self.now_nanos()),
+        ))
     }
 }
 
@@ -218,11 +237,13 @@ fn tick_forever() {
 ///
 /// Cloning shares the same time. Breakers that use it apply due timers
 /// (`maxWaitDurationInHalfOpenState`, automatic OPEN -> HALF_OPEN) on their next operation
-/// after the clock passes the deadline, so every time-dependent behaviour is testable without
+/// after the clock passes the deadline, and [`Clock::sleep`] on it completes when the clock is
+/// advanced past the deadline, so every time-dependent behaviour is testable without
 /// sleeping.
 #[derive(Debug, Clone, Default)]
 pub struct ManualClock {
     nanos: Arc<AtomicU64>,
+    sleepers: Arc<Mutex<Sleepers>>,
 }
 
 impl ManualClock {
@@ -233,15 +254,30 @@ impl ManualClock {
         clock
     }
 
-    /// Moves the clock forward by `by`.
+    /// Moves the clock forward by `by`, waking every [`Clock::sleep`] that is then due.
     pub fn advance(&self, by: Duration) {
-        self.nanos.fetch_add(by.as_nanos() as u64, Ordering::SeqCst);
+        let now =
+            self.nanos.fetch_add(by.as_nanos() as u64, Ordering::SeqCst) + by.as_nanos() as u64;
+        Sleepers::wake_due(&self.sleepers, now);
     }
 
-    /// Sets the time in nanoseconds since the epoch. Setting it backwards breaks the
-    /// [`Clock`] contract; the breaker then behaves as if no time had passed.
+    /// Sets the time in nanoseconds since the epoch, waking every [`Clock::sleep`] that is
+    /// then due. Setting it backwards breaks the [`Clock`] contract; the breaker then behaves
+    /// as if no time had passed.
     pub fn set_epoch_nanos(&self, nanos: u64) {
         self.nanos.store(nanos, Ordering::SeqCst);
+        Sleepers::wake_due(&self.sleepers, nanos);
+    }
+
+    /// How many [`Clock::sleep`] futures on this clock are registered and not yet due: lets a
+    /// test wait until its tasks are parked on the clock before advancing it.
+    pub fn pending_sleeps(&self) -> usize {
+        Sleepers::len(&self.sleepers)
+    }
+
+    /// The earliest deadline (epoch ns) of the registered [`Clock::sleep`] futures, if any.
+    pub fn next_sleep_deadline(&self) -> Option<u64> {
+        Sleepers::next_deadline(&self.sleepers)
     }
 
     /// Sets the time in milliseconds since the epoch.
@@ -255,11 +291,29 @@ impl Clock for ManualClock {
     fn now_nanos(&self) -> u64 {
         self.nanos.load(Ordering::SeqCst)
     }
+
+    fn sleep(&self, duration: Duration) -> Sleep {
+        self.sleep_until(
+            self.now_nanos()
+                .saturating_add(duration.as_nanos().min(u64::MAX as u128) as u64),
+        )
+    }
+
+    fn sleep_until(&self, deadline_nanos: u64) -> Sleep {
+        let nanos = Arc::clone(&self.nanos);
+        Sleep::from_future(ManualSleep {
+            deadline: deadline_nanos,
+            now: Arc::new(move || nanos.load(Ordering::SeqCst)),
+            sleepers: Arc::downgrade(&self.sleepers),
+            id: None,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
 
     #[test]
     fn manual_clock_moves_only_when_told() {
@@ -270,6 +324,70 @@ mod tests {
         let shared = c.clone();
         shared.advance(Duration::from_nanos(1));
         assert_eq!(c.now_nanos(), 1_700_000_001_500_000_001);
+    }
+
+    fn poll_once(s: &mut Sleep) -> bool {
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        std::pin::Pin::new(s).poll(&mut cx).is_ready()
+    }
+
+    #[test]
+    fn manual_sleep_completes_when_advanced_to_its_deadline() {
+        let c = ManualClock::at_epoch_millis(1_000);
+        let mut s = c.sleep(Duration::from_millis(250));
+        assert!(!poll_once(&mut s));
+        assert_eq!(c.pending_sleeps(), 1);
+        assert_eq!(c.next_sleep_deadline(), Some(1_250_000_000));
+        c.advance(Duration::from_millis(249));
+        assert!(!poll_once(&mut s));
+        c.advance(Duration::from_millis(1));
+        assert_eq!(c.pending_sleeps(), 0, "advance() removed the due sleeper");
+        assert!(poll_once(&mut s));
+        let mut zero = c.sleep(Duration::ZERO);
+        assert!(poll_once(&mut zero));
+    }
+
+    #[test]
+    fn dropped_manual_sleep_unregisters() {
+        let c = ManualClock::at_epoch_millis(0);
+        let mut s = c.sleep(Duration::from_secs(1));
+        assert!(!poll_once(&mut s));
+        assert_eq!(c.pending_sleeps(), 1);
+        drop(s);
+        assert_eq!(c.pending_sleeps(), 0);
+    }
+
+    #[test]
+    fn manual_sleep_wakes_a_waiting_task() {
+        let c = ManualClock::at_epoch_millis(0);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let waiter = {
+                let c = c.clone();
+                tokio::spawn(async move { c.sleep(Duration::from_millis(10)).await })
+            };
+            while c.pending_sleeps() == 0 {
+                tokio::task::yield_now().await;
+            }
+            c.advance(Duration::from_millis(10));
+            waiter.await.unwrap();
+        });
+    }
+
+    #[test]
+    fn real_sleep_outside_a_runtime_uses_a_thread() {
+        let start = Instant::now();
+        let mut s = SystemClock::precise().sleep(Duration::from_millis(20));
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        while std::pin::Pin::new(&mut s).poll(&mut cx).is_pending() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(start.elapsed() >= Duration::from_millis(20));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::classify::{predicate, AnyPredicate, ErrorCatalog, Outcome};
 use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
+use crate::instance::InstanceSettings;
 use crate::interval::IntervalFunction;
 use crate::java::java_float;
 use crate::state::State;
@@ -121,11 +122,16 @@ pub struct CircuitBreakerConfig {
     pub(crate) initial_state: State,
     pub(crate) record_exceptions: Vec<String>,
     pub(crate) ignore_exceptions: Vec<String>,
+    /// `recordExceptions` / `ignoreExceptions` were given (an empty list counts).
+    pub(crate) record_exceptions_configured: bool,
+    pub(crate) ignore_exceptions_configured: bool,
     pub(crate) record_exception: Option<AnyPredicate>,
     pub(crate) ignore_exception: Option<AnyPredicate>,
     pub(crate) record_result: Option<AnyPredicate>,
     pub(crate) error_catalog: ErrorCatalog,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) exact_resilience4j: bool,
+    pub(crate) instance: InstanceSettings,
 }
 
 /// Resilience4j's defaults.
@@ -172,11 +178,15 @@ impl Default for CircuitBreakerConfig {
             initial_state: State::Closed,
             record_exceptions: Vec::new(),
             ignore_exceptions: Vec::new(),
+            record_exceptions_configured: false,
+            ignore_exceptions_configured: false,
             record_exception: None,
             ignore_exception: None,
             record_result: None,
             error_catalog: ErrorCatalog::new(),
             clock: SystemClock::shared(),
+            exact_resilience4j: false,
+            instance: InstanceSettings::default(),
         }
     }
 }
@@ -259,6 +269,20 @@ impl CircuitBreakerConfig {
     pub fn ignore_exceptions(&self) -> &[String] {
         &self.ignore_exceptions
     }
+    /// Whether `recordExceptions` was given, an empty list included (`breaker check` shows
+    /// `null` when it was not, `[]` for an empty one).
+    pub fn record_exceptions_configured(&self) -> bool {
+        self.record_exceptions_configured
+    }
+    /// Whether `ignoreExceptions` was given, an empty list included.
+    pub fn ignore_exceptions_configured(&self) -> bool {
+        self.ignore_exceptions_configured
+    }
+    /// The settings beside the state machine: event buffer size, health indicator, and the
+    /// Java-only settings a Spring file may carry.
+    pub fn instance_settings(&self) -> &InstanceSettings {
+        &self.instance
+    }
     /// The catalog that binds exception names to application errors.
     pub fn error_catalog(&self) -> &ErrorCatalog {
         &self.error_catalog
@@ -266,6 +290,11 @@ impl CircuitBreakerConfig {
     /// The clock of the OPEN deadline, time-based window and call durations.
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
+    }
+    /// Exact Resilience4j mode (default `false`): HALF_OPEN follows Resilience4j's rule for
+    /// late calls. See [`CircuitBreakerConfigBuilder::exact_resilience4j`].
+    pub fn exact_resilience4j(&self) -> bool {
+        self.exact_resilience4j
     }
 
     /// Classifies an error as Resilience4j's `onError` does: ignored if it matches the ignore
@@ -346,6 +375,8 @@ impl fmt::Debug for CircuitBreakerConfig {
             .field("record_exception", &self.record_exception.is_some())
             .field("ignore_exception", &self.ignore_exception.is_some())
             .field("record_result", &self.record_result.is_some())
+            .field("exact_resilience4j", &self.exact_resilience4j)
+            .field("instance_settings", &self.instance)
             .finish_non_exhaustive()
     }
 }
@@ -373,11 +404,15 @@ pub struct CircuitBreakerConfigBuilder {
     initial_state: State,
     record_exceptions: Vec<String>,
     ignore_exceptions: Vec<String>,
+    record_exceptions_configured: bool,
+    ignore_exceptions_configured: bool,
     record_exception: Option<AnyPredicate>,
     ignore_exception: Option<AnyPredicate>,
     record_result: Option<AnyPredicate>,
     error_catalog: ErrorCatalog,
     clock: Arc<dyn Clock>,
+    exact_resilience4j: bool,
+    instance: InstanceSettings,
 }
 
 impl CircuitBreakerConfigBuilder {
@@ -402,11 +437,15 @@ impl CircuitBreakerConfigBuilder {
             initial_state: c.initial_state,
             record_exceptions: c.record_exceptions.clone(),
             ignore_exceptions: c.ignore_exceptions.clone(),
+            record_exceptions_configured: c.record_exceptions_configured,
+            ignore_exceptions_configured: c.ignore_exceptions_configured,
             record_exception: c.record_exception.clone(),
             ignore_exception: c.ignore_exception.clone(),
             record_result: c.record_result.clone(),
             error_catalog: c.error_catalog.clone(),
             clock: c.clock.clone(),
+            exact_resilience4j: c.exact_resilience4j,
+            instance: c.instance.clone(),
         }
     }
 
@@ -512,6 +551,7 @@ impl CircuitBreakerConfigBuilder {
         names: impl IntoIterator<Item = S>,
     ) -> Self {
         self.record_exceptions = names.into_iter().map(Into::into).collect();
+        self.record_exceptions_configured = true;
         self.record_exception = None;
         self
     }
@@ -522,6 +562,7 @@ impl CircuitBreakerConfigBuilder {
         names: impl IntoIterator<Item = S>,
     ) -> Self {
         self.ignore_exceptions = names.into_iter().map(Into::into).collect();
+        self.ignore_exceptions_configured = true;
         self.ignore_exception = None;
         self
     }
@@ -557,6 +598,32 @@ impl CircuitBreakerConfigBuilder {
     /// The clock (Resilience4j's `clock` and `currentTimestampFunction`).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
+        self
+    }
+    /// Exact Resilience4j mode (default `false`): restores Resilience4j's rule for calls that
+    /// outlive the state that admitted them, the one circuit-breaker fix that has a switch
+    /// (the others, `reset()` cancelling timers and a fresh window for OPEN entered from
+    /// FORCED_OPEN or DISABLED, are what the conformance vectors record too).
+    ///
+    /// By default a call admitted in one state episode (while CLOSED, or by an earlier
+    /// HALF_OPEN state) that finishes while a later HALF_OPEN state runs its trial calls is
+    /// published (`SUCCESS`, `ERROR`, `IGNORED_ERROR`) but neither counts as a trial result
+    /// nor frees a trial permission; nor does its `release()`. Only the trial calls that
+    /// HALF_OPEN state admitted decide it, and no more than
+    /// `permittedNumberOfCallsInHalfOpenState` of them are ever in flight.
+    ///
+    /// With `true`, HALF_OPEN applies Resilience4j's rule: every outcome is recorded in its
+    /// window and can close or reopen the breaker, and every ignored error or release adds a
+    /// trial permission, whichever state admitted the call. CLOSED, OPEN and METRICS_ONLY
+    /// record late outcomes in their current window in both modes, as Resilience4j does.
+    pub fn exact_resilience4j(mut self, exact: bool) -> Self {
+        self.exact_resilience4j = exact;
+        self
+    }
+    /// The settings beside the state machine (event buffer size, health indicator, ...);
+    /// default [`InstanceSettings::default`]. `event_consumer_buffer_size` must be at least 1.
+    pub fn instance_settings(mut self, settings: InstanceSettings) -> Self {
+        self.instance = settings;
         self
     }
 
@@ -691,6 +758,14 @@ impl CircuitBreakerConfigBuilder {
                 ));
             }
         }
+        if self.instance.event_consumer_buffer_size < 1 {
+            return Err(ConfigError::new(
+                "eventConsumerBufferSize",
+                self.instance.event_consumer_buffer_size.to_string(),
+                "at least 1",
+                "eventConsumerBufferSize must be greater than or equal to 1.".to_string(),
+            ));
+        }
         Ok(CircuitBreakerConfig {
             failure_rate_threshold: fr,
             slow_call_rate_threshold: sr,
@@ -709,18 +784,24 @@ impl CircuitBreakerConfigBuilder {
             automatic_transition_from_open_to_half_open_enabled: self
                 .automatic_transition_from_open_to_half_open_enabled,
             initial_state: self.initial_state,
-            record_exceptions: dedup(self.record_exceptions),
-            ignore_exceptions: dedup(self.ignore_exceptions),
+            record_exceptions: self.record_exceptions,
+            ignore_exceptions: self.ignore_exceptions,
+            record_exceptions_configured: self.record_exceptions_configured,
+            ignore_exceptions_configured: self.ignore_exceptions_configured,
             record_exception: self.record_exception,
             ignore_exception: self.ignore_exception,
             record_result: self.record_result,
             error_catalog: self.error_catalog,
             clock: self.clock,
+            exact_resilience4j: self.exact_resilience4j,
+            instance: self.instance,
         })
     }
 }
 
-fn dedup(mut v: Vec<String>) -> Vec<String> {
+/// An exception-name list without repeats, first occurrence kept (Java's `Set`s of
+/// classes); also used by the retry config.
+pub(crate) fn dedup(mut v: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     v.retain(|s| seen.insert(s.clone()));
     v

@@ -18,6 +18,7 @@ pub struct ConfigError {
     value: String,
     allowed: &'static str,
     message: String,
+    exception: &'static str,
 }
 
 impl ConfigError {
@@ -32,7 +33,31 @@ impl ConfigError {
             value,
             allowed,
             message,
+            exception: "IllegalArgumentException",
         }
+    }
+    /// The same error, reported by Resilience4j as `exception` (a simple class name such as
+    /// `NullPointerException`) instead of `IllegalArgumentException`.
+    pub(crate) fn with_exception(mut self, exception: &'static str) -> Self {
+        self.exception = exception;
+        self
+    }
+    /// Rejects a count above Java's `int` range (`2147483647`), which a Resilience4j setter
+    /// cannot even be given: `<setting> must be at most 2147483647, but was <value>`.
+    pub(crate) fn check_java_int(
+        setting: &'static str,
+        value: i64,
+        allowed: &'static str,
+    ) -> Result<(), ConfigError> {
+        if value > i64::from(i32::MAX) {
+            return Err(ConfigError::new(
+                setting,
+                value.to_string(),
+                allowed,
+                format!("{setting} must be at most 2147483647, but was {value}"),
+            ));
+        }
+        Ok(())
     }
     /// The Resilience4j property name, e.g. `failureRateThreshold`.
     pub fn setting(&self) -> &'static str {
@@ -50,6 +75,11 @@ impl ConfigError {
     pub fn message(&self) -> &str {
         &self.message
     }
+    /// The simple name of the exception Resilience4j throws: `IllegalArgumentException` for
+    /// most settings, `NullPointerException` for a missing (`null`) value.
+    pub fn exception(&self) -> &'static str {
+        self.exception
+    }
 }
 
 /// A call was rejected: Resilience4j's `CallNotPermittedException`.
@@ -58,18 +88,22 @@ impl ConfigError {
 /// permit further calls`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallNotPermitted {
-    /// The breaker's interned name (see [`crate::names::intern`]): a rejection copies a
-    /// pointer instead of touching a reference count.
-    pub(crate) name: &'static str,
+    /// The breaker's name, copied by value when short (see [`crate::names::Name`]): a
+    /// rejection touches no reference count, and holds no memory once dropped.
+    pub(crate) name: crate::names::Name,
     pub(crate) state: State,
-    pub(crate) retry_after: Option<Duration>,
+    /// When the rejecting state may admit a call (epoch ns): the OPEN deadline or the
+    /// HALF_OPEN timer; 0 when unknown. Kept raw so a rejection does no arithmetic.
+    pub(crate) until: u64,
+    /// When the call was rejected (epoch ns).
+    pub(crate) at: u64,
 }
 
 impl CallNotPermitted {
     /// The name of the breaker that rejected the call
     /// (`getCausingCircuitBreakerName()`).
     pub fn circuit_breaker_name(&self) -> &str {
-        self.name
+        self.name.as_str()
     }
     /// The state that rejected the call: OPEN, HALF_OPEN (no trial permit left) or
     /// FORCED_OPEN.
@@ -82,7 +116,17 @@ impl CallNotPermitted {
     /// (HALF_OPEN without a limit waits for trial calls to finish; FORCED_OPEN waits for a
     /// manual transition).
     pub fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
+        const NANOS_PER_MILLI: u64 = 1_000_000;
+        match self.state {
+            State::Open => {
+                let wait_ms = self.until.saturating_sub(self.at).div_ceil(NANOS_PER_MILLI) + 1;
+                Some(Duration::from_millis(wait_ms))
+            }
+            State::HalfOpen if self.until != 0 => {
+                Some(Duration::from_nanos(self.until.saturating_sub(self.at)))
+            }
+            _ => None,
+        }
     }
 }
 

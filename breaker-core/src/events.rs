@@ -1,11 +1,12 @@
 //! Circuit-breaker events (Resilience4j's `CircuitBreakerEvent` types), subscribers and a
 //! bounded buffer of recent events.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -223,11 +224,17 @@ impl EventSink {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SubscriptionId(u64);
 
+impl SubscriptionId {
+    /// The next id from `counter`.
+    pub(crate) fn next(counter: &AtomicU64) -> Self {
+        SubscriptionId(counter.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 type Callback = Arc<dyn Fn(&CircuitBreakerEvent) + Send + Sync>;
 
-/// The subscribers of one breaker. Delivery is synchronous, on the thread that caused the
-/// event, after the breaker's lock is released; a subscriber that panics is logged and does
-/// not affect the call.
+/// The subscribers of one breaker. A subscriber that panics is logged and does not affect
+/// the call. Events reach them through [`Delivery`], in the order the breaker produced them.
 #[derive(Default)]
 pub(crate) struct Subscribers {
     any: AtomicBool,
@@ -279,14 +286,155 @@ impl Subscribers {
     }
 }
 
+thread_local! {
+    /// How many subscriber calls this thread is inside (of any breaker).
+    static DELIVERING: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Hands a breaker's events to its subscribers one at a time, in the order the breaker
+/// produced them, never under the state lock.
+///
+/// Operations append their events here while they hold the state lock, so the queue order
+/// is the production order; each event gets the next sequence number. After unlocking, the
+/// operation makes sure its own events are delivered before it returns: if nobody is
+/// delivering, it becomes the deliverer and delivers from the head of the queue (other
+/// threads' earlier events first) up to its own last event; otherwise it waits until the
+/// deliverer has passed its events, or has stopped and left the rest to it. A deliverer
+/// therefore delivers at most the events queued before its own (bounded by the number of
+/// threads), and the queue holds at most one batch per thread.
+///
+/// A subscriber that calls back into a breaker (this one or another) never waits: its events
+/// join the queue and the thread already delivering that breaker's events delivers them
+/// before it stops (they are recorded in `orphans`), so a subscriber that re-enters cannot
+/// deadlock, whichever thread is delivering.
+#[derive(Default)]
+pub(crate) struct Delivery {
+    queue: Mutex<Queue>,
+    progress: Condvar,
+}
+
+#[derive(Default)]
+struct Queue {
+    pending: VecDeque<(u64, EventKind, u64)>,
+    /// The sequence number of the next event appended.
+    next: u64,
+    /// Every event with a smaller sequence number has been delivered.
+    delivered: u64,
+    /// Someone is delivering.
+    busy: bool,
+    /// The last event appended by an operation that did not wait for it (a subscriber
+    /// calling back into a breaker): the current deliverer delivers up to here too.
+    orphans: u64,
+    waiters: u32,
+}
+
+impl Delivery {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Appends `sink`'s events, stamped `at` (epoch ns). Called under the state lock.
+    /// Returns the sequence number after the last one appended (pass it to
+    /// [`deliver_up_to`](Self::deliver_up_to)), or `None` when `sink` is empty.
+    pub fn append(&self, sink: &EventSink, at: u64) -> Option<u64> {
+        if sink.is_empty() {
+            return None;
+        }
+        let mut q = self.lock();
+        for kind in sink.iter() {
+            let seq = q.next;
+            q.next += 1;
+            q.pending.push_back((seq, kind, at));
+        }
+        Some(q.next)
+    }
+
+    /// Returns once every event before `end` has been delivered through `deliver`, by this
+    /// thread or another (see the type's docs). Called without the state lock.
+    pub fn deliver_up_to(&self, end: u64, mut deliver: impl FnMut(EventKind, u64)) {
+        let mut q = self.lock();
+        loop {
+            if q.delivered >= end {
+                return;
+            }
+            if !q.busy {
+                q.busy = true;
+                break;
+            }
+            if DELIVERING.with(Cell::get) > 0 {
+                // Called back from a subscriber: whoever delivers now delivers these too.
+                q.orphans = q.orphans.max(end);
+                return;
+            }
+            q.waiters += 1;
+            q = self.progress.wait(q).unwrap_or_else(|p| p.into_inner());
+            q.waiters -= 1;
+        }
+        // The deliverer. Should a subscriber's panic escape (publishing catches them), `stop`
+        // clears `busy` on the way out, so the others never wait for nobody.
+        let mut stop = Stop {
+            delivery: self,
+            armed: true,
+        };
+        loop {
+            let next = if q.delivered >= end.max(q.orphans) {
+                None
+            } else {
+                q.pending.pop_front()
+            };
+            let Some((seq, kind, at)) = next else {
+                q.busy = false;
+                if q.waiters > 0 {
+                    self.progress.notify_all();
+                }
+                stop.armed = false;
+                return;
+            };
+            drop(q);
+            DELIVERING.with(|d| d.set(d.get() + 1));
+            deliver(kind, at);
+            DELIVERING.with(|d| d.set(d.get() - 1));
+            q = self.lock();
+            q.delivered = seq + 1;
+            if q.waiters > 0 {
+                self.progress.notify_all();
+            }
+        }
+    }
+}
+
+/// Clears [`Delivery`]'s `busy` flag if a deliverer unwinds.
+struct Stop<'a> {
+    delivery: &'a Delivery,
+    armed: bool,
+}
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            DELIVERING.with(|d| d.set(d.get().saturating_sub(1)));
+            let mut q = self.delivery.lock();
+            q.busy = false;
+            if q.waiters > 0 {
+                self.delivery.progress.notify_all();
+            }
+        }
+    }
+}
+
 /// A bounded buffer of a breaker's most recent events (Resilience4j's
 /// `CircularEventConsumer`, sized by `eventConsumerBufferSize`, default 100).
 ///
 /// Attach it with [`CircuitBreaker::attach_event_buffer`](crate::CircuitBreaker::attach_event_buffer).
 #[derive(Debug, Clone)]
 pub struct EventBuffer {
+    ring: Arc<Mutex<Ring>>,
+}
+
+#[derive(Debug)]
+struct Ring {
     capacity: usize,
-    events: Arc<Mutex<VecDeque<CircuitBreakerEvent>>>,
+    events: VecDeque<CircuitBreakerEvent>,
 }
 
 /// Resilience4j's default `eventConsumerBufferSize`: 100 events.
@@ -295,31 +443,41 @@ pub const DEFAULT_EVENT_CONSUMER_BUFFER_SIZE: usize = 100;
 impl EventBuffer {
     pub(crate) fn new(capacity: usize) -> Self {
         EventBuffer {
-            capacity: capacity.max(1),
-            events: Arc::new(Mutex::new(VecDeque::with_capacity(capacity.max(1)))),
+            ring: Arc::new(Mutex::new(Ring {
+                capacity: capacity.max(1),
+                events: VecDeque::with_capacity(capacity.max(1)),
+            })),
         }
     }
 
+    fn lock(&self) -> MutexGuard<'_, Ring> {
+        self.ring.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     pub(crate) fn push(&self, e: &CircuitBreakerEvent) {
-        let mut q = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        if q.len() == self.capacity {
-            q.pop_front();
+        let mut r = self.lock();
+        if r.events.len() == r.capacity {
+            r.events.pop_front();
         }
-        q.push_back(e.clone());
+        r.events.push_back(e.clone());
+    }
+
+    /// Changes the capacity (>= 1), dropping the oldest events that no longer fit.
+    pub(crate) fn set_capacity(&self, capacity: usize) {
+        let mut r = self.lock();
+        r.capacity = capacity.max(1);
+        while r.events.len() > r.capacity {
+            r.events.pop_front();
+        }
     }
 
     /// The buffered events, oldest first; at most the capacity.
     pub fn events(&self) -> Vec<CircuitBreakerEvent> {
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .cloned()
-            .collect()
+        self.lock().events.iter().cloned().collect()
     }
 
     /// The maximum number of events kept.
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.lock().capacity
     }
 }

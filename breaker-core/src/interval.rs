@@ -55,6 +55,34 @@ pub const DEFAULT_MULTIPLIER: f64 = 1.5;
 /// Resilience4j's `IntervalFunction.DEFAULT_RANDOMIZATION_FACTOR`.
 pub const DEFAULT_RANDOMIZATION_FACTOR: f64 = 0.5;
 
+/// A source of uniformly distributed numbers in `[0, 1)`, like Java's `Math.random()`: the
+/// randomized interval functions draw one number per interval.
+///
+/// The default, [`ThreadRandom`], uses a fast per-thread generator. Tests and simulations
+/// inject their own (any `Fn() -> f64 + Send + Sync` closure is a source) so that every
+/// randomized wait is known in advance.
+pub trait RandomSource: Send + Sync {
+    /// The next number, in `[0, 1)`.
+    fn next_f64(&self) -> f64;
+}
+
+impl<F: Fn() -> f64 + Send + Sync> RandomSource for F {
+    fn next_f64(&self) -> f64 {
+        self()
+    }
+}
+
+/// The default [`RandomSource`]: a fast per-thread generator (`fastrand`), not
+/// cryptographically secure, as `Math.random()` is not.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadRandom;
+
+impl RandomSource for ThreadRandom {
+    fn next_f64(&self) -> f64 {
+        fastrand::f64()
+    }
+}
+
 impl IntervalFunction {
     /// A constant wait (`IntervalFunction.of(duration)`), truncated to whole ms.
     pub fn constant(wait: Duration) -> Self {
@@ -63,11 +91,24 @@ impl IntervalFunction {
         }
     }
 
-    /// The wait for `attempt` (1-based; 0 is treated as 1), in milliseconds.
+    /// The wait for `attempt` (1-based; 0 is treated as 1), in milliseconds, never negative,
+    /// drawing randomized waits from [`ThreadRandom`].
     pub fn wait_millis(&self, attempt: u32) -> u64 {
+        self.millis(attempt, &ThreadRandom).max(0) as u64
+    }
+
+    /// Resilience4j's value for `attempt` (1-based; 0 is treated as 1), in milliseconds, with
+    /// randomized waits drawn from `random`.
+    ///
+    /// Exactly as Resilience4j computes it: exponential waits are truncated to whole ms at
+    /// every step (`x(k+1) = (long)(x(k) * multiplier)`, saturating at `i64::MAX`), a
+    /// randomized wait is `(long) max(1.0, min + r * (max - min + 1))` with
+    /// `min/max = current -/+ factor * current`, and a cap applies after randomizing. A
+    /// negative multiplier gives negative values, which Retry reads as "stop retrying".
+    pub fn millis(&self, attempt: u32, random: &dyn RandomSource) -> i64 {
         let attempt = attempt.max(1);
         match *self {
-            IntervalFunction::Constant { interval_millis } => interval_millis,
+            IntervalFunction::Constant { interval_millis } => to_i64(interval_millis),
             IntervalFunction::Exponential {
                 initial_millis,
                 multiplier,
@@ -76,7 +117,7 @@ impl IntervalFunction {
             IntervalFunction::Randomized {
                 interval_millis,
                 randomization_factor,
-            } => randomize(interval_millis as f64, randomization_factor),
+            } => randomize(to_i64(interval_millis), randomization_factor, random),
             IntervalFunction::ExponentialRandom {
                 initial_millis,
                 multiplier,
@@ -84,82 +125,153 @@ impl IntervalFunction {
                 max_millis,
             } => {
                 let exp = exponential(initial_millis, multiplier, attempt);
-                cap(randomize(exp as f64, randomization_factor), max_millis)
+                cap(randomize(exp, randomization_factor, random), max_millis)
             }
         }
     }
 
-    /// Checks the parameters as Resilience4j's factories do; the message is Resilience4j's.
-    pub(crate) fn validate(&self) -> Result<(), String> {
-        let (interval, multiplier, factor, max) = match *self {
-            IntervalFunction::Constant { interval_millis } => (interval_millis, None, None, None),
+    /// The checks Resilience4j's factory for this shape makes when it is called, in its
+    /// order, as `(setting, message)`: intervals >= 1 ms and a randomization factor in
+    /// `[0, 1]`. The initial interval of the shapes with a cap is checked only when the
+    /// first interval is computed ([`deferred_check`](Self::deferred_check)). The multiplier
+    /// is not checked.
+    pub(crate) fn creation_check(&self) -> Result<(), (&'static str, String)> {
+        let factor = match *self {
+            IntervalFunction::Constant { interval_millis } => {
+                return check_interval(to_i64(interval_millis)).map_err(wait)
+            }
             IntervalFunction::Exponential {
                 initial_millis,
-                multiplier,
                 max_millis,
-            } => (initial_millis, Some(multiplier), None, max_millis),
+                ..
+            } => {
+                return match max_millis {
+                    Some(max) => check_interval(to_i64(max)).map_err(max_wait),
+                    None => check_interval(to_i64(initial_millis)).map_err(wait),
+                }
+            }
             IntervalFunction::Randomized {
                 interval_millis,
                 randomization_factor,
-            } => (interval_millis, None, Some(randomization_factor), None),
+            } => {
+                check_interval(to_i64(interval_millis)).map_err(wait)?;
+                randomization_factor
+            }
             IntervalFunction::ExponentialRandom {
                 initial_millis,
-                multiplier,
                 randomization_factor,
                 max_millis,
-            } => (
-                initial_millis,
-                Some(multiplier),
-                Some(randomization_factor),
-                max_millis,
-            ),
+                ..
+            } => {
+                match max_millis {
+                    Some(max) => check_interval(to_i64(max)).map_err(max_wait)?,
+                    None => check_interval(to_i64(initial_millis)).map_err(wait)?,
+                }
+                randomization_factor
+            }
         };
-        for ms in std::iter::once(interval).chain(max) {
-            if ms < 1 {
-                return Err(format!(
-                    "Illegal argument interval: {ms} millis is less than 1"
-                ));
+        check_randomization_factor(factor).map_err(|m| ("randomizedWaitFactor", m))
+    }
+
+    /// The check Resilience4j defers to the first computed interval: the initial interval of
+    /// the exponential shapes with a cap (`ofExponentialBackoff(initial, multiplier, max)`
+    /// accepts an initial interval of 0 and fails at the first retry).
+    pub(crate) fn deferred_check(&self) -> Result<(), String> {
+        match *self {
+            IntervalFunction::Exponential {
+                initial_millis,
+                max_millis: Some(_),
+                ..
             }
+            | IntervalFunction::ExponentialRandom {
+                initial_millis,
+                max_millis: Some(_),
+                ..
+            } => check_interval(to_i64(initial_millis)),
+            _ => Ok(()),
         }
-        if let Some(m) = multiplier {
-            if m.is_nan() || m < 1.0 {
-                return Err(format!("Illegal argument multiplier: {}", java_double(m)));
-            }
-        }
-        if let Some(f) = factor {
-            if !(0.0..=1.0).contains(&f) {
-                return Err(format!(
-                    "Illegal argument randomizationFactor: {}",
-                    java_double(f)
-                ));
-            }
+    }
+
+    /// Checks the parameters as Resilience4j's factories do, and the multiplier (>= 1.0) as
+    /// the circuit breaker's OPEN wait requires; the message is Resilience4j's.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        self.creation_check().map_err(|(_, m)| m)?;
+        self.deferred_check()?;
+        let multiplier = match *self {
+            IntervalFunction::Exponential { multiplier, .. }
+            | IntervalFunction::ExponentialRandom { multiplier, .. } => multiplier,
+            _ => return Ok(()),
+        };
+        if multiplier.is_nan() || multiplier < 1.0 {
+            return Err(format!(
+                "Illegal argument multiplier: {}",
+                java_double(multiplier)
+            ));
         }
         Ok(())
     }
 }
 
-fn exponential(initial: u64, multiplier: f64, attempt: u32) -> u64 {
-    let mut x = initial;
+fn wait(message: String) -> (&'static str, String) {
+    ("waitDuration", message)
+}
+
+fn max_wait(message: String) -> (&'static str, String) {
+    ("exponentialMaxWaitDuration", message)
+}
+
+/// Resilience4j's `checkInterval`: an interval below 1 ms is rejected.
+pub(crate) fn check_interval(millis: i64) -> Result<(), String> {
+    if millis < 1 {
+        return Err(format!(
+            "Illegal argument interval: {millis} millis is less than 1"
+        ));
+    }
+    Ok(())
+}
+
+/// Resilience4j's `checkRandomizationFactor`: a factor outside `[0, 1]` is rejected.
+pub(crate) fn check_randomization_factor(factor: f64) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&factor) {
+        return Err(format!(
+            "Illegal argument randomizationFactor: {}",
+            java_double(factor)
+        ));
+    }
+    Ok(())
+}
+
+fn to_i64(v: u64) -> i64 {
+    v.min(i64::MAX as u64) as i64
+}
+
+/// `value(1) = initial`, `value(k) = (long)(value(k-1) * multiplier)`: truncated at every
+/// step; Rust's `as i64` saturates (and maps NaN to 0) as Java's `(long)` cast does.
+fn exponential(initial: u64, multiplier: f64, attempt: u32) -> i64 {
+    let mut x = to_i64(initial);
     for _ in 1..attempt {
-        let next = (x as f64 * multiplier) as u64; // saturates like Java's (long) cast
-        if next == x && multiplier <= 1.0 || next == u64::MAX {
-            return next;
+        let next = (x as f64 * multiplier) as i64;
+        if next == x {
+            // A fixed point: every later step gives the same value.
+            return x;
         }
         x = next;
     }
     x
 }
 
-fn randomize(current: f64, factor: f64) -> u64 {
+/// Resilience4j's `randomize`, truncated as its callers do.
+fn randomize(current: i64, factor: f64, random: &dyn RandomSource) -> i64 {
+    let current = current as f64;
     let delta = factor * current;
     let min = current - delta;
     let max = current + delta;
-    let v = min + fastrand::f64() * (max - min + 1.0);
-    v.max(1.0) as u64
+    let v = min + random.next_f64() * (max - min + 1.0);
+    v.max(1.0) as i64
 }
 
-fn cap(v: u64, max: Option<u64>) -> u64 {
-    max.map_or(v, |m| v.min(m))
+fn cap(v: i64, max: Option<u64>) -> i64 {
+    max.map_or(v, |m| v.min(to_i64(m)))
 }
 
 #[cfg(test)]
@@ -197,6 +309,103 @@ mod tests {
             let w = f.wait_millis(1);
             assert!((500..=1500).contains(&w), "{w}");
         }
+    }
+
+    fn exp(initial: u64, multiplier: f64, max: Option<u64>) -> IntervalFunction {
+        IntervalFunction::Exponential {
+            initial_millis: initial,
+            multiplier,
+            max_millis: max,
+        }
+    }
+
+    fn series(f: &IntervalFunction, attempts: impl IntoIterator<Item = u32>, r: f64) -> Vec<i64> {
+        attempts
+            .into_iter()
+            .map(|a| f.millis(a, &move || r))
+            .collect()
+    }
+
+    /// The values spec §1.4 verified against Resilience4j.
+    #[test]
+    fn exponential_values_match_resilience4j() {
+        assert_eq!(
+            series(&exp(500, 1.5, None), 1..=8, 0.0),
+            [500, 750, 1125, 1687, 2530, 3795, 5692, 8538]
+        );
+        assert_eq!(
+            series(&exp(500, 2.0, None), 1..=6, 0.0),
+            [500, 1000, 2000, 4000, 8000, 16000]
+        );
+        assert_eq!(
+            series(&exp(100, 2.0, Some(1000)), 1..=6, 0.0),
+            [100, 200, 400, 800, 1000, 1000]
+        );
+        assert_eq!(series(&exp(100, 1.0, Some(99)), 1..=3, 0.0), [99, 99, 99]);
+        assert_eq!(series(&exp(3, 1.5, None), 1..=6, 0.0), [3, 4, 6, 9, 13, 19]);
+        assert_eq!(
+            series(&exp(500, 0.5, None), 1..=6, 0.0),
+            [500, 250, 125, 62, 31, 15]
+        );
+        assert_eq!(series(&exp(1000, 10.0, None), [30, 40], 0.0), [i64::MAX; 2]);
+        assert_eq!(
+            series(&exp(100, -1.0, None), 1..=4, 0.0),
+            [100, -100, 100, -100]
+        );
+    }
+
+    #[test]
+    fn randomized_bounds_match_resilience4j() {
+        let top = 1.0 - 1e-12;
+        let r = IntervalFunction::Randomized {
+            interval_millis: 1000,
+            randomization_factor: 0.5,
+        };
+        assert_eq!(
+            [series(&r, [1], 0.0)[0], series(&r, [1], top)[0]],
+            [500, 1500]
+        );
+        let one = IntervalFunction::Randomized {
+            interval_millis: 1000,
+            randomization_factor: 1.0,
+        };
+        assert_eq!(
+            [series(&one, [1], 0.0)[0], series(&one, [1], top)[0]],
+            [1, 2000]
+        );
+        let capped = IntervalFunction::ExponentialRandom {
+            initial_millis: 1000,
+            multiplier: 2.0,
+            randomization_factor: 0.5,
+            max_millis: Some(3000),
+        };
+        assert_eq!(series(&capped, 1..=3, 0.0), [500, 1000, 2000]);
+        assert_eq!(series(&capped, 1..=3, top), [1500, 3000, 3000]);
+        let defaults = IntervalFunction::ExponentialRandom {
+            initial_millis: 500,
+            multiplier: DEFAULT_MULTIPLIER,
+            randomization_factor: DEFAULT_RANDOMIZATION_FACTOR,
+            max_millis: None,
+        };
+        assert_eq!(series(&defaults, 1..=3, 0.0), [250, 375, 562]);
+        assert_eq!(series(&defaults, 1..=3, top), [750, 1125, 1688]);
+    }
+
+    #[test]
+    fn the_capped_shapes_defer_the_initial_interval_check() {
+        let f = exp(0, 2.0, Some(1000));
+        assert_eq!(f.creation_check(), Ok(()));
+        assert_eq!(
+            f.deferred_check(),
+            Err("Illegal argument interval: 0 millis is less than 1".to_string())
+        );
+        assert_eq!(
+            exp(0, 2.0, None).creation_check(),
+            Err((
+                "waitDuration",
+                "Illegal argument interval: 0 millis is less than 1".to_string()
+            ))
+        );
     }
 
     #[test]

@@ -18,18 +18,48 @@
 //! # }
 //! ```
 //!
+//! Beside the circuit breaker: [`retry`] (Resilience4j's Retry), [`timelimiter`]
+//! (TimeLimiter), [`bulkhead`] (the semaphore `Bulkhead` and the `ThreadPoolBulkhead`) and
+//! [`ratelimiter`] (its `AtomicRateLimiter`), each with its config builder, events, metrics,
+//! errors and registry.
+//!
+//! Their registries (`RetryRegistry`, `TimeLimiterRegistry`, `BulkheadRegistry`,
+//! `ThreadPoolBulkheadRegistry`, `RateLimiterRegistry`) are one type, [`InstanceRegistry`],
+//! shaped like the breaker's [`Registry`]: a default config (`configs.default`), named
+//! configs, get-or-create by name (`retry(name)`, `time_limiter(name)`, `bulkhead(name)`,
+//! `rate_limiter(name)`), live config changes that keep each instance's state, `apply` for a
+//! whole reload, `eventConsumerBufferSize` buffers, and [`RegistryEntryEvent`]s (Added,
+//! Replaced, Removed). Unknown config names fail with [`RegistryError`].
+//!
 //! # What is exact
 //!
 //! Rates are computed in `f32` as `failed * 100.0 / total` and compared with `>=`; the
 //! effective minimum number of calls is `min(minimumNumberOfCalls, slidingWindowSize)` for
 //! count windows and HALF_OPEN, unclamped for time windows; rates are evaluated only when an
 //! outcome is recorded; OPEN -> HALF_OPEN happens lazily, strictly after the wait; late
-//! completions apply to whatever state is current; events follow Resilience4j's order and
-//! publishing rule. The repository's conformance suite replays vectors recorded from the
-//! real Resilience4j state machine and checks every step.
+//! completions apply to whatever state is current (in HALF_OPEN only in exact Resilience4j
+//! mode, see below); events follow Resilience4j's order and publishing rule. The
+//! repository's conformance suite replays vectors recorded from the real Resilience4j state
+//! machine and checks every step.
 //!
 //! # Where this differs from Resilience4j, on purpose
 //!
+//! - **Only a HALF_OPEN state's own trial calls decide it.** Every [`Permit`] knows the state
+//!   episode that admitted it ([`Permit::episode`]). A late call (admitted while CLOSED, or by
+//!   an earlier HALF_OPEN state) that finishes during a HALF_OPEN state publishes its event
+//!   but is not recorded there, does not decide it, and frees no trial permission, nor does
+//!   its [`Permit::release`]; so HALF_OPEN never has more than
+//!   `permittedNumberOfCallsInHalfOpenState` of its own trial calls in flight. Resilience4j
+//!   counts it as a trial result and hands HALF_OPEN a permission it never took. CLOSED, OPEN
+//!   and METRICS_ONLY record late outcomes as Resilience4j does. Exact Resilience4j mode:
+//!   [`CircuitBreakerConfigBuilder::exact_resilience4j`].
+//! - **Subscribers see a breaker's events in the order it produced them**, one at a time and
+//!   never under the state lock (Resilience4j calls its consumers on every calling thread at
+//!   once, so two threads' events can cross). An operation returns once its events are
+//!   delivered, possibly by another thread that was delivering already; a subscriber may call
+//!   back into the breaker (its own events follow the one being delivered). Every operation
+//!   reads the clock once it holds the lock, so waiting for the lock never starts an OPEN wait
+//!   early nor stamps events out of order.
 //! - **A cancelled or panicking call never strands a half-open permit.** A [`Permit`]
 //!   dropped without an outcome hands its HALF_OPEN permission back (if the HALF_OPEN state
 //!   that granted it is still current); a panic records a failure. In Java an `Error` thrown
@@ -65,20 +95,30 @@
 #![forbid(unsafe_code)]
 
 mod breaker;
+pub mod bulkhead;
 mod call;
 mod classify;
 mod clock;
 mod config;
 mod error;
 mod events;
+mod instance;
+mod instance_registry;
 mod interval;
 mod java;
 mod machine;
 mod metrics;
 mod names;
 mod permit;
+mod publisher;
+pub mod ratelimiter;
 mod registry;
+pub mod retry;
+mod sleep;
 mod state;
+mod sync;
+mod throwable;
+pub mod timelimiter;
 #[cfg(feature = "tokio")]
 mod timer;
 mod window;
@@ -95,9 +135,18 @@ pub use events::{
     CircuitBreakerEvent, EventBuffer, EventKind, EventType, SubscriptionId,
     DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
 };
-pub use interval::{IntervalFunction, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
-pub use java::{java_double, java_float};
+pub use instance::InstanceSettings;
+pub use instance_registry::{
+    InstanceRegistry, InstanceRegistryEvent, RegistryEntryEvent, RegistryInstance,
+};
+pub use interval::{
+    IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
+};
+pub use java::{java_double, java_duration_millis, java_float};
 pub use metrics::Metrics;
 pub use permit::Permit;
+pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
+pub use sleep::Sleep;
 pub use state::{State, UnknownState};
+pub use throwable::Throwable;

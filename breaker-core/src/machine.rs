@@ -235,7 +235,9 @@ pub(crate) enum OpenWait {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Refusal {
     pub state: State,
-    pub retry_after: Option<Duration>,
+    /// When the refusing state may admit a call (epoch ns): the OPEN deadline, the
+    /// HALF_OPEN timer; 0 when unknown. See [`crate::CallNotPermitted::retry_after`].
+    pub until: u64,
 }
 
 /// The mutable heart of a breaker.
@@ -390,30 +392,29 @@ impl Machine {
             State::Open => {
                 if now > self.open_deadline {
                     let _ = self.transition(State::HalfOpen, OpenWait::NextAttempt, now, sink);
-                    self.try_acquire_half_open(now, sink)
+                    self.try_acquire_half_open(sink)
                 } else {
                     self.metrics.not_permitted += 1;
                     self.publish(sink, EventKind::NotPermitted);
-                    let wait_ms = (self.open_deadline - now).div_ceil(NANOS_PER_MILLI) + 1;
                     Err(Refusal {
                         state: State::Open,
-                        retry_after: Some(Duration::from_millis(wait_ms)),
+                        until: self.open_deadline,
                     })
                 }
             }
-            State::HalfOpen => self.try_acquire_half_open(now, sink),
+            State::HalfOpen => self.try_acquire_half_open(sink),
             State::ForcedOpen => {
                 self.metrics.not_permitted += 1;
                 self.publish(sink, EventKind::NotPermitted);
                 Err(Refusal {
                     state: State::ForcedOpen,
-                    retry_after: None,
+                    until: 0,
                 })
             }
         }
     }
 
-    fn try_acquire_half_open(&mut self, now: u64, sink: &mut EventSink) -> Result<u64, Refusal> {
+    fn try_acquire_half_open(&mut self, sink: &mut EventSink) -> Result<u64, Refusal> {
         if self.permits > 0 {
             self.permits -= 1;
             Ok(self.generation)
@@ -422,23 +423,31 @@ impl Machine {
             self.publish(sink, EventKind::NotPermitted);
             Err(Refusal {
                 state: State::HalfOpen,
-                retry_after: self
-                    .half_open_timer_at
-                    .map(|at| Duration::from_nanos(at.saturating_sub(now))),
+                until: self.half_open_timer_at.unwrap_or(0),
             })
         }
     }
 
-    /// `releasePermission()`: only HALF_OPEN reacts, by adding one trial permission.
-    pub fn release(&mut self, now: u64, sink: &mut EventSink) {
+    /// Whether an outcome or release of a call admitted by the state object `generation`
+    /// acts on HALF_OPEN (decides it, frees a trial permission): always in exact Resilience4j
+    /// mode, else only for that HALF_OPEN state's own trial calls.
+    #[inline]
+    fn counts_in_half_open(&self, generation: u64) -> bool {
+        generation == self.generation || self.config.exact_resilience4j
+    }
+
+    /// `releasePermission()` of a call admitted by the state object `generation`: only
+    /// HALF_OPEN reacts, by adding one trial permission (see
+    /// [`counts_in_half_open`](Self::counts_in_half_open)).
+    pub fn release(&mut self, generation: u64, now: u64, sink: &mut EventSink) {
         self.fire_due_timers(now, sink);
-        if self.state == State::HalfOpen {
+        if self.state == State::HalfOpen && self.counts_in_half_open(generation) {
             self.permits += 1;
         }
     }
 
     /// Releases a permission only if it was granted by the current HALF_OPEN state object:
-    /// what a dropped, unfinished call does.
+    /// what a dropped, unfinished call does (in both modes).
     pub fn release_if_current(&mut self, generation: u64, now: u64, sink: &mut EventSink) {
         self.fire_due_timers(now, sink);
         if self.state == State::HalfOpen && self.generation == generation {
@@ -449,19 +458,23 @@ impl Machine {
     // ----- outcomes ---------------------------------------------------------------------
 
     /// Records the outcome of a call that took `elapsed` (Resilience4j's `onSuccess` /
-    /// `onError`), applied to the current state whatever state granted the call.
+    /// `onError`), admitted by the state object `generation`. Applied to the current state
+    /// whatever state granted the call, except that in HALF_OPEN a late call (admitted by an
+    /// earlier state object) only publishes its event, unless in exact Resilience4j mode.
     pub fn on_outcome(
         &mut self,
         outcome: Outcome,
         elapsed: Duration,
         error_type: Option<&'static str>,
+        generation: u64,
         now: u64,
         sink: &mut EventSink,
     ) {
         self.fire_due_timers(now, sink);
+        let counts = self.state != State::HalfOpen || self.counts_in_half_open(generation);
         let failed = match outcome {
             Outcome::Ignored => {
-                if self.state == State::HalfOpen {
+                if self.state == State::HalfOpen && counts {
                     self.permits += 1;
                 }
                 self.publish(
@@ -488,6 +501,9 @@ impl Machine {
                 true
             }
         };
+        if !counts {
+            return;
+        }
         let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
         match self.state {
             State::Closed => {
@@ -829,7 +845,7 @@ mod quiet_path_tests {
                 let ra = a.try_acquire(now, &mut sa);
                 let rb = b.try_acquire(now, &mut sb);
                 assert_eq!(ra, rb);
-                if ra.is_ok() {
+                if let Ok(ga) = ra {
                     let outcome = match rng.u8(0..10) {
                         0..=2 => Outcome::Failure,
                         3 => Outcome::Ignored,
@@ -841,9 +857,9 @@ mod quiet_path_tests {
                     {
                         fast_taken += 1;
                     } else {
-                        a.on_outcome(outcome, elapsed, None, now, &mut sa);
+                        a.on_outcome(outcome, elapsed, None, ga, now, &mut sa);
                     }
-                    b.on_outcome(outcome, elapsed, None, now, &mut sb);
+                    b.on_outcome(outcome, elapsed, None, ga, now, &mut sb);
                 }
                 assert_eq!(
                     sa.iter().collect::<Vec<_>>(),

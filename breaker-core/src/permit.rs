@@ -4,10 +4,17 @@ use std::time::Duration;
 
 use crate::breaker::CircuitBreaker;
 use crate::classify::Outcome;
+use crate::state::State;
 
 /// Permission for one call, returned by
 /// [`CircuitBreaker::try_acquire_permission`]. It remembers when the call started, so the
 /// recording methods measure the call's duration for slow-call detection.
+///
+/// It also remembers the state episode that admitted it (see [`episode`](Self::episode)):
+/// in HALF_OPEN only the trial calls admitted by that HALF_OPEN state decide it and give
+/// trial permissions back; the outcome of a call admitted earlier (in CLOSED, or in an
+/// earlier HALF_OPEN) that finishes there is published but changes nothing (see the crate
+/// docs, "Where this differs from Resilience4j").
 ///
 /// Record exactly one outcome. A permit dropped without one (a cancelled future) hands its
 /// HALF_OPEN trial permission back if the HALF_OPEN state that granted it is still current,
@@ -19,19 +26,38 @@ use crate::classify::Outcome;
 pub struct Permit<'a> {
     breaker: &'a CircuitBreaker,
     start_nanos: u64,
-    generation: u64,
+    /// The admitting state in the low 3 bits, its generation (episode) above: the breaker's
+    /// state word as it was when the permission was granted.
+    admitted: u64,
     done: bool,
 }
 
 impl<'a> Permit<'a> {
     #[inline]
-    pub(crate) fn new(breaker: &'a CircuitBreaker, start_nanos: u64, generation: u64) -> Self {
+    pub(crate) fn new(breaker: &'a CircuitBreaker, start_nanos: u64, admitted: u64) -> Self {
         Permit {
             breaker,
             start_nanos,
-            generation,
+            admitted,
             done: false,
         }
+    }
+
+    /// The state that admitted this call: CLOSED, DISABLED, METRICS_ONLY, or HALF_OPEN for a
+    /// trial call (an OPEN breaker whose wait has passed admits its first trial call as
+    /// HALF_OPEN).
+    #[inline]
+    pub fn admitted_in(&self) -> State {
+        State::from_u8((self.admitted & 7) as u8)
+    }
+
+    /// The state episode that admitted this call. A breaker's first state is episode 0 and
+    /// every new state is the next one: each transition, a transition to the same state
+    /// (which starts that state afresh), and `reset()`. Two permits with the same episode
+    /// were admitted by the same state object.
+    #[inline]
+    pub fn episode(&self) -> u64 {
+        self.admitted >> 3
     }
 
     /// The time since the permission was granted, by the breaker's clock.
@@ -65,14 +91,14 @@ impl<'a> Permit<'a> {
         self.finish_now(outcome, None);
     }
 
-    /// Ends the call now: one clock reading serves as the end of its duration and as the
-    /// time the outcome is recorded at.
+    /// Ends the call now: its duration runs to this clock reading.
     #[inline]
     fn finish_now(mut self, outcome: Outcome, error_type: Option<&'static str>) {
-        let now = self.breaker.now_nanos();
-        let elapsed = Duration::from_nanos(now.saturating_sub(self.start_nanos));
+        let end = self.breaker.now_nanos();
+        let elapsed = Duration::from_nanos(end.saturating_sub(self.start_nanos));
         self.done = true;
-        self.breaker.record_at(now, outcome, elapsed, error_type);
+        self.breaker
+            .record(self.admitted, outcome, elapsed, error_type);
     }
 
     /// Records `outcome` with a duration measured by the caller (Resilience4j's
@@ -89,17 +115,20 @@ impl<'a> Permit<'a> {
     }
 
     /// Gives the permission back without recording anything (Resilience4j's
-    /// `releasePermission()`): in HALF_OPEN one more trial call is admitted, whichever state
-    /// granted this permit; in every other state nothing happens.
+    /// `releasePermission()`): in HALF_OPEN one more trial call is admitted if this permit
+    /// is one of that HALF_OPEN state's trial calls (whichever state granted it, with
+    /// [`exact_resilience4j`](crate::CircuitBreakerConfigBuilder::exact_resilience4j));
+    /// in every other state nothing happens.
     pub fn release(mut self) {
         self.done = true;
-        self.breaker.release();
+        self.breaker.release(self.admitted);
     }
 
     #[inline]
     fn finish(mut self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
         self.done = true;
-        self.breaker.record(outcome, elapsed, error_type);
+        self.breaker
+            .record(self.admitted, outcome, elapsed, error_type);
     }
 }
 
@@ -111,9 +140,9 @@ impl Drop for Permit<'_> {
         if std::thread::panicking() {
             let elapsed = self.elapsed();
             self.breaker
-                .record(Outcome::Failure, elapsed, Some("panic"));
+                .record(self.admitted, Outcome::Failure, elapsed, Some("panic"));
         } else {
-            self.breaker.release_if_current(self.generation);
+            self.breaker.release_if_current(self.admitted);
         }
     }
 }

@@ -8,8 +8,9 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use arc_swap::ArcSwap;
 
 use crate::breaker::CircuitBreaker;
+use crate::clock::Clock;
 use crate::config::CircuitBreakerConfig;
-use crate::events::{CircuitBreakerEvent, EventBuffer, DEFAULT_EVENT_CONSUMER_BUFFER_SIZE};
+use crate::events::{CircuitBreakerEvent, EventBuffer};
 
 /// The config name Resilience4j reserves for the registry default.
 pub const DEFAULT_CONFIG_NAME: &str = "default";
@@ -61,9 +62,9 @@ struct RegistryInner {
     instance_configs: RwLock<HashMap<String, Arc<CircuitBreakerConfig>>>,
     breakers: RwLock<BTreeMap<String, Entry>>,
     listeners: ArcSwap<Vec<Listener>>,
-    /// `eventConsumerBufferSize` per instance name.
-    buffer_sizes: RwLock<HashMap<String, usize>>,
     buffers_enabled: std::sync::atomic::AtomicBool,
+    /// The clock of every breaker created from now on, whatever its config says.
+    clock: RwLock<Option<Arc<dyn Clock>>>,
 }
 
 /// Named circuit breakers sharing named configs. Cheap to clone; clones share everything.
@@ -120,8 +121,8 @@ impl Registry {
                 instance_configs: RwLock::new(HashMap::new()),
                 breakers: RwLock::new(BTreeMap::new()),
                 listeners: ArcSwap::from_pointee(Vec::new()),
-                buffer_sizes: RwLock::new(HashMap::new()),
                 buffers_enabled: std::sync::atomic::AtomicBool::new(false),
+                clock: RwLock::new(None),
             }),
         }
     }
@@ -182,11 +183,11 @@ impl Registry {
             if let Some(e) = map.get(name) {
                 return e.breaker.clone();
             }
-            let breaker = CircuitBreaker::new(name, CircuitBreakerConfig::clone(&config));
+            let breaker = CircuitBreaker::new(name, self.stamped(&config));
             map.insert(
                 name.to_string(),
                 Entry {
-                    buffer: self.new_buffer(name, &breaker),
+                    buffer: self.new_buffer(&breaker),
                     breaker: breaker.clone(),
                     own_config,
                 },
@@ -355,18 +356,18 @@ impl Registry {
                 e.own_config = own;
                 let old = e.breaker.config();
                 if !Arc::ptr_eq(&old, &config) {
-                    e.breaker
-                        .replace_config(CircuitBreakerConfig::clone(&config));
+                    e.breaker.replace_config(self.stamped(&config));
+                    resize(e);
                     replaced.push((e.breaker.clone(), old, e.breaker.config()));
                 }
             }
             for (name, config) in &instances {
                 if !map.contains_key(name) {
-                    let b = CircuitBreaker::new(name.as_str(), CircuitBreakerConfig::clone(config));
+                    let b = CircuitBreaker::new(name.as_str(), self.stamped(config));
                     map.insert(
                         name.clone(),
                         Entry {
-                            buffer: self.new_buffer(name, &b),
+                            buffer: self.new_buffer(&b),
                             breaker: b.clone(),
                             own_config: true,
                         },
@@ -383,24 +384,37 @@ impl Registry {
         }
     }
 
-    /// Sets `eventConsumerBufferSize` (>= 1) for the instance `name`: how many recent events
-    /// its buffer keeps once buffers are enabled. Default 100.
-    pub fn set_event_consumer_buffer_size(&self, name: &str, capacity: usize) {
-        write(&self.inner.buffer_sizes).insert(name.to_string(), capacity.max(1));
+    /// Runs every breaker this registry creates from now on on `clock`, whatever clock its
+    /// config names: the configs of a loaded file, the default config that names not listed
+    /// get, and configs given later. Breakers that already exist keep their clock. Resilience4j
+    /// has no registry-wide clock; this is for tests that drive a whole configuration with a
+    /// [`ManualClock`](crate::ManualClock).
+    pub fn set_clock(&self, clock: Arc<dyn Clock>) {
+        *write(&self.inner.clock) = Some(clock);
+    }
+
+    /// `config` with the registry's clock, if one is set.
+    fn stamped(&self, config: &CircuitBreakerConfig) -> CircuitBreakerConfig {
+        let mut c = config.clone();
+        if let Some(clock) = read(&self.inner.clock).as_ref() {
+            c.clock = clock.clone();
+        }
+        c
     }
 
     /// Keeps the recent events of every breaker, existing and future, in a bounded buffer
-    /// (Resilience4j's actuator `circuitbreakerevents` buffers), sized by
-    /// [`set_event_consumer_buffer_size`](Self::set_event_consumer_buffer_size). Off by
-    /// default: a buffer makes every call build its event.
+    /// (Resilience4j's actuator `circuitbreakerevents` buffers) of the size its config's
+    /// [`InstanceSettings::event_consumer_buffer_size`](crate::InstanceSettings::event_consumer_buffer_size)
+    /// says (`eventConsumerBufferSize`, default 100; resized when the config is replaced).
+    /// Off by default: a buffer makes every call build its event.
     pub fn enable_event_buffers(&self) {
         self.inner
             .buffers_enabled
             .store(true, std::sync::atomic::Ordering::SeqCst);
         let mut map = write(&self.inner.breakers);
-        for (name, e) in map.iter_mut() {
+        for e in map.values_mut() {
             if e.buffer.is_none() {
-                e.buffer = self.new_buffer(name, &e.breaker);
+                e.buffer = self.new_buffer(&e.breaker);
             }
         }
     }
@@ -413,7 +427,15 @@ impl Registry {
             .and_then(|e| e.buffer.as_ref().map(EventBuffer::events))
     }
 
-    fn new_buffer(&self, name: &str, breaker: &CircuitBreaker) -> Option<EventBuffer> {
+    /// The capacity of the event buffer of the breaker `name`; `None` when there is no such
+    /// breaker or buffers are not enabled.
+    pub fn event_buffer_capacity(&self, name: &str) -> Option<usize> {
+        read(&self.inner.breakers)
+            .get(name)
+            .and_then(|e| e.buffer.as_ref().map(EventBuffer::capacity))
+    }
+
+    fn new_buffer(&self, breaker: &CircuitBreaker) -> Option<EventBuffer> {
         if !self
             .inner
             .buffers_enabled
@@ -421,16 +443,17 @@ impl Registry {
         {
             return None;
         }
-        let capacity = read(&self.inner.buffer_sizes)
-            .get(name)
-            .copied()
-            .unwrap_or(DEFAULT_EVENT_CONSUMER_BUFFER_SIZE);
-        Some(breaker.attach_event_buffer(capacity))
+        Some(breaker.attach_event_buffer(buffer_size(&breaker.config())))
     }
 
     fn replace_in_place(&self, b: &CircuitBreaker, config: Arc<CircuitBreakerConfig>) {
         let old = b.config();
-        b.replace_config(CircuitBreakerConfig::clone(&config));
+        b.replace_config(self.stamped(&config));
+        if let Some(e) = write(&self.inner.breakers).get_mut(b.name()) {
+            if e.breaker.ptr_eq(b) {
+                resize(e);
+            }
+        }
         self.emit(&RegistryEvent::Replaced {
             breaker: b.clone(),
             old,
@@ -454,6 +477,17 @@ impl Registry {
                 tracing::warn!("registry event listener panicked");
             }
         }
+    }
+}
+
+fn buffer_size(c: &CircuitBreakerConfig) -> usize {
+    c.instance_settings().event_consumer_buffer_size.max(1) as usize
+}
+
+/// Gives an entry's event buffer the size its breaker's config asks for now.
+fn resize(e: &mut Entry) {
+    if let Some(buffer) = &e.buffer {
+        buffer.set_capacity(buffer_size(&e.breaker.config()));
     }
 }
 

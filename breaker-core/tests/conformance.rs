@@ -4,6 +4,13 @@
 //!
 //! The vectors live in `tests/data/conformance/` at the repository root. Set
 //! `BREAKER_CONFORMANCE_DIR` to replay another directory of cases in the same format.
+//!
+//! The vectors record Resilience4j as it is. Where a vector completes or releases, in
+//! HALF_OPEN, a call that an earlier state admitted (a late call, which by default neither
+//! decides HALF_OPEN nor frees a trial permit), it is replayed in exact Resilience4j mode
+//! (`exact_resilience4j`); the runner reads that from the vector's own steps
+//! and expectations ([`late_call_in_half_open`]), never from its name. Every other vector is
+//! replayed in both modes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +32,25 @@ fn cases_dir() -> PathBuf {
     }
 }
 
+/// The circuit breaker's cases: the `resilience4j` and `resilience4j-invalid` folders of a
+/// directory laid out like the shared conformance folder (whose other folders hold other
+/// modules' vectors), or every case of a directory without them.
+fn breaker_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let folders: Vec<PathBuf> = ["resilience4j", "resilience4j-invalid"]
+        .iter()
+        .map(|f| dir.join(f))
+        .filter(|p| p.is_dir())
+        .collect();
+    if folders.is_empty() {
+        json_files(dir, &mut out);
+    }
+    for f in folders {
+        json_files(&f, &mut out);
+    }
+    out
+}
+
 fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
@@ -33,11 +59,23 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
+            if is_other_module(&p) {
+                continue;
+            }
             json_files(&p, out);
         } else if p.extension().is_some_and(|x| x == "json") {
             out.push(p);
         }
     }
+}
+
+/// The other modules' folders beside the breaker's (`resilience4j-retry/`,
+/// `resilience4j-ratelimiter/`, `resilience4j-bulkhead/`, `resilience4j-invalid-modules/`...)
+/// have runners of their own.
+fn is_other_module(dir: &Path) -> bool {
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("resilience4j-") && n != "resilience4j-invalid")
 }
 
 fn state_of(s: &str) -> State {
@@ -123,11 +161,85 @@ fn metrics_diff(expected: &Value, m: &Metrics) -> Vec<String> {
     diffs
 }
 
+/// The `STATE_TRANSITION` events of a step, as `(from, to)`, each with its index in the
+/// step's event list.
+fn transitions(step: &Value) -> Vec<(usize, State, State)> {
+    step["expect"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let (from, to) = e
+                .as_str()?
+                .strip_prefix("STATE_TRANSITION ")?
+                .split_once("->")?;
+            Some((i, state_of(from), state_of(to)))
+        })
+        .collect()
+}
+
+/// Whether the vector completes (`success`, `error`, `ignore`) or releases, while HALF_OPEN, a
+/// call that an earlier state object admitted: then it needs exact Resilience4j mode.
+///
+/// Read from the vector alone: every state object gets a number (an episode). A
+/// `STATE_TRANSITION` event starts the next one, and so does every `transition` and `reset`
+/// step (they always build a new state, even X -> X without an event; counting one too many
+/// there only skips numbers). A call belongs to the episode current after its `acquire` step
+/// (an OPEN breaker's first trial call is admitted by the HALF_OPEN state it enters). A
+/// completion applies to the state current just before its own event: the step's events
+/// before it are timers that fired first (for `release`, which publishes nothing, all of them).
+fn late_call_in_half_open(case: &Value) -> bool {
+    let mut state = case["config"]["initialState"]
+        .as_str()
+        .map_or(State::Closed, state_of);
+    let mut episode = 0u64;
+    let mut admitted_in: HashMap<u64, u64> = HashMap::new();
+    for step in case["steps"].as_array().unwrap() {
+        let op = step["op"].as_str().unwrap();
+        let events = transitions(step);
+        let own_event = step["expect"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|e| !e.as_str().unwrap().starts_with("STATE_TRANSITION "));
+        let mut applied_at = (state, episode);
+        for (n, (i, _, to)) in events.iter().enumerate() {
+            if matches!(op, "success" | "error" | "ignore" | "release")
+                && own_event.is_none_or(|own| *i < own)
+            {
+                applied_at = (*to, episode + n as u64 + 1);
+            }
+        }
+        episode += events.len() as u64;
+        if matches!(op, "transition" | "reset") {
+            episode += 1;
+        }
+        let call = step["call"].as_u64();
+        match op {
+            "acquire" if step["expect"]["permitted"].as_bool() == Some(true) => {
+                admitted_in.insert(call.unwrap(), episode);
+            }
+            "success" | "error" | "ignore" | "release" => {
+                let (at_state, at_episode) = applied_at;
+                if at_state == State::HalfOpen && admitted_in[&call.unwrap()] != at_episode {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        state = state_of(step["expect"]["state"].as_str().unwrap());
+    }
+    false
+}
+
 /// Replays one scenario; returns the first difference found. Without `with_events` nobody
 /// subscribes (the breaker then takes its quiet fast paths) and events are not compared.
-fn replay(case: &Value, with_events: bool) -> Result<(), String> {
+/// `exact` selects exact Resilience4j mode for late calls in HALF_OPEN.
+fn replay(case: &Value, with_events: bool, exact: bool) -> Result<(), String> {
     let clock = ManualClock::at_epoch_millis(ORIGIN_MS);
     let config = builder(&case["config"], &clock)
+        .exact_resilience4j(exact)
         .build()
         .map_err(|e| format!("config rejected: {e}"))?;
     let cb = CircuitBreaker::new("conformance", config);
@@ -253,11 +365,10 @@ fn check_invalid(case: &Value) -> Result<(), String> {
 #[test]
 fn every_conformance_case_reproduces_resilience4j() {
     let dir = cases_dir();
-    let mut files = Vec::new();
-    json_files(&dir, &mut files);
+    let files = breaker_files(&dir);
     assert!(!files.is_empty(), "no cases in {}", dir.display());
     let mut failures = Vec::new();
-    let (mut valid, mut invalid) = (0, 0);
+    let (mut valid, mut invalid, mut exact, mut exact_differs) = (0, 0, 0, 0);
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let case: Value =
@@ -268,8 +379,26 @@ fn every_conformance_case_reproduces_resilience4j() {
             check_invalid(&case)
         } else {
             valid += 1;
-            replay(&case, true).and_then(|()| {
-                replay(&case, false).map_err(|e| format!("without subscribers: {e}"))
+            let late = late_call_in_half_open(&case);
+            let modes: &[bool] = if late {
+                exact += 1;
+                // Resilience4j's own results need its rule; the default must differ somewhere
+                // (else the vector would not have needed it).
+                if replay(&case, true, false).is_err() {
+                    exact_differs += 1;
+                }
+                &[true]
+            } else {
+                &[false, true]
+            };
+            modes.iter().try_for_each(|&mode| {
+                let label = if mode { "exact mode" } else { "default mode" };
+                replay(&case, true, mode)
+                    .map_err(|e| format!("{label}: {e}"))
+                    .and_then(|()| {
+                        replay(&case, false, mode)
+                            .map_err(|e| format!("{label}, without subscribers: {e}"))
+                    })
             })
         };
         if let Err(e) = r {
@@ -277,9 +406,18 @@ fn every_conformance_case_reproduces_resilience4j() {
         }
     }
     eprintln!(
-        "replayed {valid} scenarios and {invalid} invalid configs from {}",
+        "replayed {valid} scenarios and {invalid} invalid configs from {}; {exact} scenarios \
+         complete a late call in HALF_OPEN and ran in exact Resilience4j mode ({exact_differs} \
+         of them give other results in the default mode), the rest in both modes",
         dir.display()
     );
+    if std::env::var_os("BREAKER_CONFORMANCE_DIR").is_none() {
+        // The shipped vectors exercise both modes.
+        assert!(
+            exact > 0 && exact < valid,
+            "{exact} of {valid} in exact mode"
+        );
+    }
     assert!(
         failures.is_empty(),
         "{} of {} cases differ from Resilience4j:\n{}",
@@ -294,8 +432,7 @@ fn the_repository_holds_every_shipped_vector() {
     if std::env::var_os("BREAKER_CONFORMANCE_DIR").is_some() {
         return;
     }
-    let mut files = Vec::new();
-    json_files(&cases_dir(), &mut files);
+    let files = breaker_files(&cases_dir());
     // 65 hand-written + 300 generated scenarios, 18 invalid configs.
     assert_eq!(files.len(), 365 + 18);
     let _ = Duration::ZERO;

@@ -156,6 +156,37 @@ fn rejections_say_when_to_retry() {
         rejection.to_string(),
         "CircuitBreaker 'retry' is OPEN and does not permit further calls"
     );
+    // The same answer through the locked path (a subscriber turns the lock-free one off),
+    // rounded up to whole ms plus the strict deadline's 1 ms.
+    cb.subscribe(|_| {});
+    clock.advance(Duration::from_nanos(250_000_001));
+    let locked = cb.try_acquire_permission().unwrap_err();
+    assert_eq!(locked.retry_after(), Some(Duration::from_millis(351)));
+    // HALF_OPEN without a max wait cannot say; FORCED_OPEN never can.
+    clock.advance(Duration::from_millis(351));
+    let _trial = cb.try_acquire_permission().unwrap();
+    let full = cb.try_acquire_permission().unwrap_err();
+    assert_eq!((full.state(), full.retry_after()), (State::HalfOpen, None));
+    cb.transition_to_forced_open_state().unwrap();
+    let forced = cb.try_acquire_permission().unwrap_err();
+    assert_eq!(
+        (forced.state(), forced.retry_after()),
+        (State::ForcedOpen, None)
+    );
+}
+
+#[test]
+fn a_full_half_open_state_says_when_its_max_wait_ends() {
+    let clock = clock();
+    let cb = half_open_with_max_wait(&clock);
+    let held: Vec<_> = (0..10)
+        .map(|_| cb.try_acquire_permission().unwrap())
+        .collect();
+    clock.advance(Duration::from_millis(123));
+    let full = cb.try_acquire_permission().unwrap_err();
+    assert_eq!(full.state(), State::HalfOpen);
+    assert_eq!(full.retry_after(), Some(Duration::from_millis(377)));
+    drop(held);
 }
 
 #[test]
@@ -172,4 +203,36 @@ fn a_panicking_subscriber_does_not_hurt_the_call_or_other_subscribers() {
     assert_eq!(r, Ok(1));
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(cb.metrics().number_of_successful_calls, 1);
+}
+
+#[test]
+fn an_exception_list_on_a_derived_builder_replaces_the_base_list() {
+    #[derive(Debug)]
+    enum E {
+        Io,
+        Timeout,
+    }
+    let catalog = breaker_core::ErrorCatalog::new()
+        .register("java.io.IOException", |e: &E| matches!(e, E::Io))
+        .register("java.util.concurrent.TimeoutException", |e: &E| {
+            matches!(e, E::Timeout)
+        });
+    let base = CircuitBreakerConfig::builder()
+        .error_catalog(catalog)
+        .record_exceptions(["java.io.IOException"])
+        .ignore_exceptions(["java.util.concurrent.TimeoutException"])
+        .build()
+        .unwrap();
+    let derived = base
+        .to_builder()
+        .record_exceptions(["java.util.concurrent.TimeoutException"])
+        .ignore_exceptions(Vec::<String>::new())
+        .build()
+        .unwrap();
+    // Resilience4j's plain `from(base)` would OR the lists: IOException still a failure and
+    // TimeoutException still ignored.
+    assert_eq!(derived.classify_error(&E::Io), Outcome::Success);
+    assert_eq!(derived.classify_error(&E::Timeout), Outcome::Failure);
+    assert_eq!(base.classify_error(&E::Io), Outcome::Failure);
+    assert_eq!(base.classify_error(&E::Timeout), Outcome::Ignored);
 }

@@ -1,6 +1,8 @@
 //! A protected call allocates nothing on the heap: in CLOSED, OPEN (rejected) and HALF_OPEN,
 //! through the sync permit API and through async `call` around a ready future, with no
-//! subscriber attached.
+//! subscriber attached; likewise a retried call that succeeds at once (or retries with 0 ms
+//! waits), a time-limited call whose future is ready at its first poll, and a bulkhead's, a
+//! thread-pool bulkhead's and a rate limiter's admitted and rejected calls.
 //!
 //! A counting global allocator (this test binary's own: `#[global_allocator]` is per binary)
 //! counts the allocations each thread makes; each check runs its calls after a warm-up and
@@ -15,7 +17,11 @@ use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, State};
+use breaker_core::bulkhead::{
+    Bulkhead, BulkheadConfig, ThreadPoolBulkhead, ThreadPoolBulkheadConfig,
+};
+use breaker_core::ratelimiter::{RateLimiter, RateLimiterConfig, RateLimiterError};
+use breaker_core::{CallError, CircuitBreaker, CircuitBreakerConfig, ManualClock, State};
 
 /// Counts the calls to `alloc`, `alloc_zeroed` and `realloc` made by the current thread, and
 /// passes every call on to the system allocator unchanged.
@@ -233,6 +239,101 @@ fn half_open_rejection_allocates_nothing() {
     drop((a, b));
 }
 
+#[test]
+fn bulkhead_calls_and_rejections_allocate_nothing() {
+    let b = Bulkhead::new(
+        "no-alloc-bulkhead",
+        BulkheadConfig::builder()
+            .max_concurrent_calls(1)
+            .max_wait_duration(Duration::from_secs(1))
+            .build()
+            .expect("valid config"),
+    );
+    let run = |b: &Bulkhead| {
+        for i in 0..CALLS {
+            b.try_acquire_permission().expect("free").on_complete();
+            drop(poll_once(b.acquire_permission()).expect("free"));
+            let r = poll_once(b.call(std::future::ready(Ok::<u64, u32>(i))));
+            assert_eq!(r, Ok(i));
+            assert_eq!(
+                b.call_sync(|| Err::<u64, u32>(7)).unwrap_err().into_inner(),
+                Some(7)
+            );
+            let held = b.try_acquire_permission().expect("free");
+            assert!(b.try_acquire_permission().is_err());
+            assert!(b.call_sync(|| Ok::<u64, u32>(1)).unwrap_err().is_full());
+            held.release();
+        }
+    };
+    run(&b);
+    let n = allocations_during(|| run(&b));
+    assert_eq!(n, 0, "{n} allocations in {} bulkhead calls", 6 * CALLS);
+}
+
+#[test]
+fn thread_pool_bulkhead_submissions_allocate_nothing() {
+    let pool = ThreadPoolBulkhead::new(
+        "no-alloc-pool",
+        ThreadPoolBulkheadConfig::builder()
+            .max_thread_pool_size(1)
+            .core_thread_pool_size(1)
+            .queue_capacity(0)
+            .build()
+            .expect("valid config"),
+    );
+    let run = |pool: &ThreadPoolBulkhead| {
+        for i in 0..CALLS {
+            assert_eq!(
+                poll_once(pool.submit(std::future::ready(i)).expect("free")),
+                i
+            );
+            let running = pool.submit(std::future::ready(0)).expect("free");
+            assert!(pool.submit(std::future::ready(1)).is_err(), "full");
+            drop(running);
+        }
+    };
+    run(&pool);
+    let n = allocations_during(|| run(&pool));
+    assert_eq!(n, 0, "{n} allocations in {} submissions", 3 * CALLS);
+}
+
+#[test]
+fn rate_limiter_calls_and_rejections_allocate_nothing() {
+    let clock = Arc::new(ManualClock::at_epoch_millis(0));
+    let limiter = |limit: i64| {
+        RateLimiter::new(
+            "no-alloc-limiter",
+            RateLimiterConfig::builder()
+                .limit_for_period(limit)
+                .limit_refresh_period(Duration::from_secs(3600))
+                .timeout_duration(Duration::ZERO)
+                .clock(clock.clone())
+                .build()
+                .expect("valid config"),
+        )
+    };
+    let open = limiter(i64::from(i32::MAX));
+    let shut = limiter(1);
+    shut.try_acquire_permission(1).expect("the only permit");
+    let run = |open: &RateLimiter, shut: &RateLimiter| {
+        for i in 0..CALLS {
+            open.try_acquire_permission(1).expect("permitted");
+            assert_eq!(poll_once(open.acquire_permission(1)), Ok(()));
+            assert_eq!(open.reserve_permission(1), Ok(Duration::ZERO));
+            let r = poll_once(open.call(std::future::ready(Ok::<u64, u32>(i))));
+            assert_eq!(r, Ok(i));
+            assert!(shut.try_acquire_permission(1).is_err());
+            assert!(poll_once(shut.acquire_permission(1)).is_err());
+            let r = poll_once(shut.call(std::future::ready(Ok::<u64, u32>(i))));
+            assert!(matches!(r, Err(RateLimiterError::NotPermitted(_))));
+            let _ = open.metrics();
+        }
+    };
+    run(&open, &shut);
+    let n = allocations_during(|| run(&open, &shut));
+    assert_eq!(n, 0, "{n} allocations in {} rate-limiter calls", 7 * CALLS);
+}
+
 /// The counter works: an allocation is seen (so a zero above is not a broken counter).
 #[test]
 fn the_counter_sees_allocations() {
@@ -241,4 +342,82 @@ fn the_counter_sees_allocations() {
         drop(v);
     });
     assert_eq!(n, 1);
+}
+
+mod modules {
+    use super::*;
+    use breaker_core::retry::{Retry, RetryConfig};
+    use breaker_core::timelimiter::TimeLimiter;
+
+    fn retry_calls(retry: &Retry, n: u64) {
+        for i in 0..n {
+            let r = poll_once(retry.call(|| std::future::ready(Ok::<u64, String>(i))));
+            assert_eq!(r, Ok(i));
+        }
+    }
+
+    #[test]
+    fn retry_first_attempt_success_allocates_nothing() {
+        let plain = Retry::of_defaults("no-alloc-retry");
+        let with_predicate = Retry::new(
+            "no-alloc-retry-result",
+            RetryConfig::builder()
+                .retry_on_result(|v: &u64| *v == u64::MAX)
+                .build()
+                .expect("valid config"),
+        );
+        for retry in [&plain, &with_predicate] {
+            retry_calls(retry, 100);
+            let n = allocations_during(|| retry_calls(retry, CALLS));
+            assert_eq!(n, 0, "{n} allocations in {CALLS} retry calls");
+            let m = retry.metrics();
+            assert_eq!(
+                m.number_of_successful_calls_without_retry_attempt,
+                CALLS + 100
+            );
+        }
+    }
+
+    #[test]
+    fn retry_with_zero_waits_and_no_subscriber_allocates_nothing() {
+        let retry = Retry::new(
+            "no-alloc-retry-zero",
+            RetryConfig::builder()
+                .wait_duration(Duration::ZERO)
+                .build()
+                .expect("valid config"),
+        );
+        let run = |retry: &Retry| {
+            for _ in 0..CALLS {
+                let mut attempt = 0u32;
+                let r = poll_once(retry.call(|| {
+                    attempt += 1;
+                    std::future::ready(if attempt < 3 {
+                        Err(attempt)
+                    } else {
+                        Ok(attempt)
+                    })
+                }));
+                assert_eq!(r, Ok(3));
+            }
+        };
+        run(&retry);
+        let n = allocations_during(|| run(&retry));
+        assert_eq!(n, 0, "{n} allocations in {CALLS} retried calls");
+    }
+
+    #[test]
+    fn time_limiter_ready_call_allocates_nothing() {
+        let limiter = TimeLimiter::of_defaults("no-alloc-tl");
+        let run = |l: &TimeLimiter| {
+            for i in 0..CALLS {
+                let r = poll_once(l.call(std::future::ready(Ok::<u64, String>(i))));
+                assert_eq!(r, Ok(i));
+            }
+        };
+        run(&limiter);
+        let n = allocations_during(|| run(&limiter));
+        assert_eq!(n, 0, "{n} allocations in {CALLS} time-limited calls");
+        assert_eq!(limiter.metrics().number_of_successful_calls, 2 * CALLS);
+    }
 }

@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use breaker_core::{
-    CircuitBreakerConfig, EventType, Registry, RegistryError, RegistryEvent, State,
+    CircuitBreakerConfig, EventType, InstanceSettings, ManualClock, Registry, RegistryError,
+    RegistryEvent, State,
 };
 
 fn window(size: i64) -> CircuitBreakerConfig {
@@ -118,10 +119,20 @@ fn replacing_a_config_keeps_an_open_breaker_open_and_applies_new_thresholds() {
     assert_eq!(cb.state(), State::Open);
 }
 
+fn buffer_of(size: u32) -> CircuitBreakerConfig {
+    CircuitBreakerConfig::builder()
+        .instance_settings(InstanceSettings {
+            event_consumer_buffer_size: size,
+            ..InstanceSettings::default()
+        })
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn event_buffers_keep_the_last_events_when_enabled() {
     let registry = Registry::new();
-    registry.set_event_consumer_buffer_size("p", 2);
+    registry.configure_instance("p", buffer_of(2));
     let cb = registry.circuit_breaker("p");
     assert_eq!(registry.recent_events("p"), None);
     registry.enable_event_buffers();
@@ -136,10 +147,66 @@ fn event_buffers_keep_the_last_events_when_enabled() {
         .map(|e| e.event_type())
         .collect();
     assert_eq!(kinds, [EventType::Success, EventType::Error]);
-    // Breakers created later get the default size of 100.
+    // Breakers created later for other names get the default config's size: 100.
     let q = registry.circuit_breaker("q");
     for _ in 0..150 {
         q.try_acquire_permission().unwrap().on_success();
     }
     assert_eq!(registry.recent_events("q").unwrap().len(), 100);
+}
+
+#[test]
+fn event_buffer_sizes_follow_the_config_for_unlisted_names_and_replacements() {
+    let registry = Registry::with_default_config(buffer_of(10));
+    registry.enable_event_buffers();
+    let any = registry.circuit_breaker("not-configured");
+    for _ in 0..15 {
+        any.try_acquire_permission().unwrap().on_success();
+    }
+    assert_eq!(registry.event_buffer_capacity("not-configured"), Some(10));
+    assert_eq!(registry.recent_events("not-configured").unwrap().len(), 10);
+    // A new default (a reload) resizes the buffers of the breakers that follow it.
+    registry.set_default_config(buffer_of(3));
+    assert_eq!(registry.event_buffer_capacity("not-configured"), Some(3));
+    assert_eq!(registry.recent_events("not-configured").unwrap().len(), 3);
+    registry.apply(
+        buffer_of(5),
+        Vec::new(),
+        vec![("listed".into(), buffer_of(7))],
+    );
+    assert_eq!(registry.event_buffer_capacity("not-configured"), Some(5));
+    assert_eq!(registry.event_buffer_capacity("listed"), Some(7));
+    let zero = CircuitBreakerConfig::builder()
+        .instance_settings(InstanceSettings {
+            event_consumer_buffer_size: 0,
+            ..InstanceSettings::default()
+        })
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        zero.to_string(),
+        "eventConsumerBufferSize must be greater than or equal to 1."
+    );
+}
+
+#[test]
+fn a_registry_clock_runs_every_breaker_it_creates() {
+    let clock = ManualClock::at_epoch_millis(1_700_000_000_000);
+    let registry = Registry::with_default_config(window(2));
+    registry.set_clock(Arc::new(clock.clone()));
+    registry.configure_instance("listed", window(2));
+    for name in ["listed", "made-later"] {
+        let cb = registry.circuit_breaker(name);
+        cb.try_acquire_permission().unwrap().on_error();
+        cb.try_acquire_permission().unwrap().on_error();
+        assert_eq!(cb.state(), State::Open, "{name}");
+        clock.advance(Duration::from_secs(60));
+        assert!(
+            cb.try_acquire_permission().is_err(),
+            "{name}: wait not over"
+        );
+        clock.advance(Duration::from_millis(1));
+        assert!(cb.try_acquire_permission().is_ok(), "{name}: wait over");
+        assert_eq!(cb.state(), State::HalfOpen);
+    }
 }

@@ -153,7 +153,7 @@ pub fn show(d: Duration) -> String {
     let ms = d.as_millis();
     if ms == 0 {
         format!("{}us", d.as_micros())
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else if ms < 1000 {
         format!("{ms}ms")

@@ -48,7 +48,7 @@ impl Table {
             && self
                 .baseline
                 .as_ref()
-                .map_or(true, |b| b.done_in_second(s) >= want)
+                .is_none_or(|b| b.done_in_second(s) >= want)
     }
 
     fn header(&self) -> String {

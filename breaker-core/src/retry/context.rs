@@ -1,0 +1,249 @@
+//! One call's attempt bookkeeping (Resilience4j's `Retry.Context`): after each attempt,
+//! decide whether to wait and try again or to finish, count the outcome and publish the
+//! events, in Resilience4j's order.
+//!
+//! Two modes: the default one fixes the defects listed in the module docs; the
+//! exact-Resilience4j one reproduces Resilience4j's synchronous loop (`decorateCallable`),
+//! where whatever the success path throws (the `MaxRetriesExceededException`, a failed
+//! sleep, a deferred interval check) is caught by the same loop and handled like an error
+//! thrown by the attempt.
+
+use std::any::Any;
+use std::fmt;
+use std::time::Duration;
+
+use super::config::{AttemptOutcome, RetryConfig};
+use super::error::{results_exhausted_marker, MaxRetriesExceeded, RetryError, WaitIntervalError};
+use super::events::{RetryEvent, RetryEventType};
+use super::instance::RetryShared;
+use super::metrics::Counters;
+
+/// What the call does after an attempt.
+pub(crate) enum Next<T, E> {
+    /// Wait this many ms (>= 0), then make another attempt.
+    Wait(u64),
+    /// The call is over.
+    Done(Result<T, RetryError<E>>),
+}
+
+/// The state of one call: Resilience4j's `numOfAttempts` and `lastException`.
+pub(crate) struct Context<'a, E> {
+    shared: &'a RetryShared,
+    config: &'a RetryConfig,
+    /// Failed attempts so far: retried errors and retried results.
+    attempts: u32,
+    /// The last retried error.
+    last_error: Option<RetryError<E>>,
+}
+
+/// What an event reports as its last throwable.
+enum Last<'e, E> {
+    None,
+    Error(&'e RetryError<E>),
+    Marker,
+}
+
+impl<'a, E: Any + fmt::Display> Context<'a, E> {
+    pub(crate) fn new(shared: &'a RetryShared, config: &'a RetryConfig) -> Self {
+        Context {
+            shared,
+            config,
+            attempts: 0,
+            last_error: None,
+        }
+    }
+
+    /// Handles the outcome of the attempt that just finished.
+    pub(crate) fn after<T: Any>(&mut self, outcome: Result<T, E>) -> Next<T, E> {
+        let thrown = match outcome {
+            Ok(value) if self.config.exact_resilience4j => match self.on_result_exact(value) {
+                Ok(next) => return next,
+                // Thrown inside the loop's `try`: handled as the attempt's error.
+                Err(e) => e,
+            },
+            Ok(value) => return self.on_result(value),
+            Err(e) => RetryError::Inner(e),
+        };
+        self.on_error(thrown)
+    }
+
+    /// An attempt failed (or, in exact mode, the success path threw).
+    fn on_error<T>(&mut self, error: RetryError<E>) -> Next<T, E> {
+        let counters = &self.shared.counters;
+        Counters::bump(&counters.total);
+        if !self.config.is_retryable(error.as_any()) {
+            Counters::bump(&counters.failed_without_retry);
+            self.publish(RetryEventType::IgnoredError, 0, Last::Error(&error), None);
+            return Next::Done(Err(error));
+        }
+        self.attempts += 1;
+        let attempts = self.attempts;
+        if attempts >= self.config.max_attempts {
+            Counters::bump(&counters.failed_with_retry);
+            self.publish(RetryEventType::Error, attempts, Last::Error(&error), None);
+            return Next::Done(Err(error));
+        }
+        let wait = match self
+            .config
+            .interval_millis(attempts, AttemptOutcome::Error(error.as_any()))
+        {
+            Ok(w) => w,
+            // Resilience4j's deferred check escapes to the caller, with no event.
+            Err(message) => {
+                return Next::Done(Err(RetryError::WaitInterval(
+                    WaitIntervalError::illegal_interval(message),
+                )))
+            }
+        };
+        if wait < 0 {
+            // A negative interval stops retrying. Resilience4j publishes ERROR and rethrows
+            // without counting the call; outside exact mode the call counts as failed.
+            if !self.config.exact_resilience4j {
+                Counters::bump(&counters.failed_with_retry);
+            }
+            self.publish(RetryEventType::Error, attempts, Last::Error(&error), None);
+            return Next::Done(Err(error));
+        }
+        self.publish(
+            RetryEventType::Retry,
+            attempts,
+            Last::Error(&error),
+            Some(wait),
+        );
+        self.last_error = Some(error);
+        Next::Wait(wait as u64)
+    }
+
+    /// An attempt returned a value (default mode).
+    fn on_result<T: Any>(&mut self, value: T) -> Next<T, E> {
+        let counters = &self.shared.counters;
+        Counters::bump(&counters.total);
+        if !self.config.is_retry_result(&value) {
+            return Next::Done(self.complete(value));
+        }
+        self.attempts += 1;
+        let attempts = self.attempts;
+        if attempts >= self.config.max_attempts {
+            return Next::Done(self.exhausted(value));
+        }
+        self.config.consume_result(attempts, &value);
+        let wait = self
+            .config
+            .interval_millis(attempts, AttemptOutcome::Result(&value))
+            .unwrap_or(-1);
+        if wait < 0 {
+            // A negative interval stops retrying: the results count as exhausted.
+            return Next::Done(self.exhausted(value));
+        }
+        self.publish(RetryEventType::Retry, attempts, Last::None, Some(wait));
+        Next::Wait(wait as u64)
+    }
+
+    /// An attempt returned a value (exact mode): `Err` is what Resilience4j's success path
+    /// throws into its own loop.
+    fn on_result_exact<T: Any>(&mut self, value: T) -> Result<Next<T, E>, RetryError<E>> {
+        if !self.config.is_retry_result(&value) {
+            return self.complete_exact(value);
+        }
+        let counters = &self.shared.counters;
+        Counters::bump(&counters.total);
+        self.attempts += 1;
+        let attempts = self.attempts;
+        if attempts >= self.config.max_attempts {
+            return self.complete_exact(value);
+        }
+        self.config.consume_result(attempts, &value);
+        let wait = self
+            .config
+            .interval_millis(attempts, AttemptOutcome::Result(&value))
+            .map_err(|m| RetryError::WaitInterval(WaitIntervalError::illegal_interval(m)))?;
+        if wait < 0 {
+            // The sleep rejects the negative value; with no earlier runtime exception on
+            // this path, Resilience4j throws IllegalStateException into its loop.
+            self.publish(RetryEventType::Error, attempts, Last::None, None);
+            return Err(RetryError::WaitInterval(WaitIntervalError::wait_failed()));
+        }
+        self.publish(RetryEventType::Retry, attempts, Last::None, Some(wait));
+        Ok(Next::Wait(wait as u64))
+    }
+
+    /// Resilience4j's `onComplete` (exact mode): counts the attempt again, and throws the
+    /// `MaxRetriesExceededException` into the loop.
+    fn complete_exact<T>(&mut self, value: T) -> Result<Next<T, E>, RetryError<E>> {
+        Counters::bump(&self.shared.counters.total);
+        if self.attempts >= self.config.max_attempts {
+            match self.exhausted(value) {
+                Err(e) => Err(e),
+                ok => Ok(Next::Done(ok)),
+            }
+        } else {
+            Ok(Next::Done(self.complete(value)))
+        }
+    }
+
+    /// A value the result predicate accepts, before the attempts ran out.
+    fn complete<T>(&mut self, value: T) -> Result<T, RetryError<E>> {
+        let counters = &self.shared.counters;
+        if self.attempts == 0 {
+            Counters::bump(&counters.successful_without_retry);
+        } else {
+            Counters::bump(&counters.successful_with_retry);
+            let last = match &self.last_error {
+                Some(e) => Last::Error(e),
+                None => Last::None,
+            };
+            self.publish(RetryEventType::Success, self.attempts, last, None);
+        }
+        Ok(value)
+    }
+
+    /// The results ran out: the last value, or `MaxRetriesExceeded`.
+    fn exhausted<T>(&mut self, value: T) -> Result<T, RetryError<E>> {
+        Counters::bump(&self.shared.counters.failed_with_retry);
+        let fail = self.config.fail_after_max_attempts;
+        let last = match &self.last_error {
+            Some(e) if !fail => Last::Error(e),
+            _ => Last::Marker,
+        };
+        self.publish(RetryEventType::Error, self.attempts, last, None);
+        if fail {
+            Err(RetryError::MaxRetriesExceeded(MaxRetriesExceeded {
+                name: self.shared.name.clone(),
+                max_attempts: self.config.max_attempts,
+            }))
+        } else {
+            Ok(value)
+        }
+    }
+
+    fn publish(
+        &self,
+        event_type: RetryEventType,
+        attempts: u32,
+        last: Last<'_, E>,
+        wait: Option<i64>,
+    ) {
+        let events = &self.shared.events;
+        if !events.any() {
+            return;
+        }
+        let event = RetryEvent {
+            retry_name: self.shared.name.clone(),
+            event_type,
+            number_of_retry_attempts: attempts,
+            last_throwable: match last {
+                Last::None => None,
+                Last::Error(e) => Some(e.throwable()),
+                Last::Marker => Some(results_exhausted_marker()),
+            },
+            wait_interval: wait.map(|w| Duration::from_millis(w as u64)),
+            creation_time_nanos: self.config.clock.now_nanos(),
+        };
+        if self.config.exact_resilience4j {
+            // Resilience4j does not catch a consumer's exception: it reaches the caller.
+            events.publish_unisolated(&event);
+        } else {
+            events.publish(&event);
+        }
+    }
+}

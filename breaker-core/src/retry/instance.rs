@@ -1,0 +1,198 @@
+//! [`Retry`]: one named retry, its config, counters and events, and the attempt loop of a
+//! call.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+
+use super::config::RetryConfig;
+use super::context::{Context, Next};
+use super::error::RetryError;
+use super::events::RetryEvent;
+use super::metrics::{Counters, RetryMetrics};
+use crate::events::SubscriptionId;
+use crate::instance_registry::RegistryInstance;
+use crate::publisher::EventPublisher;
+
+/// What a retry's calls share.
+pub(crate) struct RetryShared {
+    pub(crate) name: Arc<str>,
+    pub(crate) counters: Counters,
+    pub(crate) events: EventPublisher<RetryEvent>,
+}
+
+struct Inner {
+    shared: RetryShared,
+    config: ArcSwap<RetryConfig>,
+}
+
+/// One named retry (Resilience4j's `Retry`). Cheap to clone; clones share the config,
+/// counters and subscribers.
+///
+/// ```
+/// use breaker_core::retry::{Retry, RetryConfig, RetryError};
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::time::Duration;
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let retry = Retry::new(
+///     "backendA",
+///     RetryConfig::builder().wait_duration(Duration::ZERO).build().unwrap(),
+/// );
+/// let calls = AtomicU32::new(0);
+/// let r: Result<u32, RetryError<String>> = retry
+///     .call(|| async {
+///         match calls.fetch_add(1, Ordering::SeqCst) {
+///             0 => Err("connection reset".to_string()),
+///             n => Ok(n),
+///         }
+///     })
+///     .await;
+/// assert_eq!(r.unwrap(), 1);
+/// assert_eq!(retry.metrics().number_of_successful_calls_with_retry_attempt, 1);
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Retry {
+    inner: Arc<Inner>,
+}
+
+impl Retry {
+    /// A retry named `name` with `config`.
+    pub fn new(name: impl Into<Arc<str>>, config: RetryConfig) -> Self {
+        Self::with_shared_config(name.into(), Arc::new(config))
+    }
+
+    /// A retry named `name` with Resilience4j's defaults (`Retry.ofDefaults(name)`).
+    pub fn of_defaults(name: impl Into<Arc<str>>) -> Self {
+        Self::new(name, RetryConfig::default())
+    }
+
+    fn with_shared_config(name: Arc<str>, config: Arc<RetryConfig>) -> Self {
+        Retry {
+            inner: Arc::new(Inner {
+                shared: RetryShared {
+                    name,
+                    counters: Counters::default(),
+                    events: EventPublisher::default(),
+                },
+                config: ArcSwap::new(config),
+            }),
+        }
+    }
+
+    /// The retry's name.
+    pub fn name(&self) -> &str {
+        &self.inner.shared.name
+    }
+
+    /// The config calls start with now.
+    pub fn config(&self) -> Arc<RetryConfig> {
+        self.inner.config.load_full()
+    }
+
+    /// Replaces the config: calls that start afterwards use it; calls already running keep
+    /// the config they started with. The counters and subscribers stay.
+    pub fn replace_config(&self, config: RetryConfig) {
+        self.inner.config.store(Arc::new(config));
+    }
+
+    /// The counters (`getMetrics()`).
+    pub fn metrics(&self) -> RetryMetrics {
+        self.inner.shared.counters.snapshot()
+    }
+
+    /// Calls `f` for every event, synchronously, on the task that makes the call
+    /// (`getEventPublisher().onEvent(..)`). A subscriber that panics is logged and affects
+    /// neither the call nor the other subscribers (except in exact-Resilience4j mode).
+    pub fn subscribe(&self, f: impl Fn(&RetryEvent) + Send + Sync + 'static) -> SubscriptionId {
+        self.inner.shared.events.subscribe(f)
+    }
+
+    /// Removes a subscriber; `false` if it was not subscribed.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        self.inner.shared.events.unsubscribe(id)
+    }
+
+    /// The event publisher (for adapters that keep their own subscriptions).
+    pub fn event_publisher(&self) -> &EventPublisher<RetryEvent> {
+        &self.inner.shared.events
+    }
+
+    /// Whether two handles are the same retry.
+    pub fn ptr_eq(&self, other: &Retry) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Runs `attempt()` and awaits it, again and again, until an attempt succeeds, an error
+    /// is not retried, or `maxAttempts` attempts were made; waits between attempts on the
+    /// config's clock.
+    ///
+    /// `attempt` makes a new future for every attempt. An `Err` is retried when the config's
+    /// exception settings say so (every error by default); an `Ok` value is retried when
+    /// `retryOnResult` accepts it. Events and counters follow Resilience4j's (module docs).
+    /// The config is read once, when the call starts.
+    ///
+    /// Dropping the returned future stops at once: no further attempt is made, a pending
+    /// wait is cancelled. A panic inside an attempt propagates with no event and no count,
+    /// as a Java `Error` does. A call whose first attempt succeeds allocates nothing.
+    ///
+    /// # Errors
+    /// [`RetryError::Inner`] with the last attempt's error; [`RetryError::MaxRetriesExceeded`]
+    /// when the results ran out with `failAfterMaxAttempts`; [`RetryError::WaitInterval`]
+    /// only in exact-Resilience4j mode.
+    pub async fn call<F, Fut, T, E>(&self, mut attempt: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        T: Any,
+        E: Any + fmt::Display,
+    {
+        let config = self.inner.config.load_full();
+        let mut context = Context::new(&self.inner.shared, &config);
+        loop {
+            let outcome = attempt().await;
+            match context.after(outcome) {
+                Next::Done(result) => return result,
+                Next::Wait(0) => {}
+                Next::Wait(ms) => config.clock.sleep(Duration::from_millis(ms)).await,
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Retry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Retry")
+            .field("name", &self.name())
+            .field("metrics", &self.metrics())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegistryInstance for Retry {
+    type Config = RetryConfig;
+    type Event = RetryEvent;
+
+    fn default_config() -> RetryConfig {
+        RetryConfig::default()
+    }
+    fn create(name: &str, config: Arc<RetryConfig>) -> Self {
+        Retry::with_shared_config(name.into(), config)
+    }
+    fn name(&self) -> &str {
+        Retry::name(self)
+    }
+    fn config(&self) -> Arc<RetryConfig> {
+        Retry::config(self)
+    }
+    fn replace_config(&self, config: Arc<RetryConfig>) {
+        self.inner.config.store(config);
+    }
+    fn event_publisher(&self) -> &EventPublisher<RetryEvent> {
+        Retry::event_publisher(self)
+    }
+}
