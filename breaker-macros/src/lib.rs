@@ -189,9 +189,7 @@ use proc_macro::TokenStream;
 /// spells out the signature it must have).
 #[proc_macro_attribute]
 pub fn circuit_breaker(attr: TokenStream, item: TokenStream) -> TokenStream {
-    // `Span::local_file` is Rust 1.88; the workspace's dependencies already need 1.89 (the
-    // declared `rust-version` is being corrected separately, issue #17).
-    #[allow(clippy::incompatible_msrv)]
+    // `Span::local_file`: Rust 1.88.
     let file = proc_macro::Span::call_site().local_file();
     expand::attribute(
         &circuit_breaker::CircuitBreaker,
