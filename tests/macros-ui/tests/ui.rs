@@ -1,8 +1,10 @@
-//! Compile-time behaviour of `#[circuit_breaker]`: the forms it accepts (`tests/ui/pass`, each
-//! built and run) and the misuse it rejects with a committed message (`tests/ui/fail`).
+//! Compile-time behaviour of the resilience attributes: the forms they accept
+//! (`tests/ui/pass`, each built and run) and the misuse they reject with a committed message
+//! (`tests/ui/fail`).
 //!
-//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test --test macros_ui` on the
-//! toolchain pinned in `rust-toolchain.toml`, then read every one.
+//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p
+//! resilience4rs-macros-ui` on the toolchain pinned in `rust-toolchain.toml`, then read every
+//! one.
 //!
 //! trybuild renders diagnostics its own way (it files them by test, normalises them and drops
 //! repeats), so a committed `.stderr` could show fewer errors than `cargo build` prints. After
@@ -10,13 +12,35 @@
 //! trybuild does, and compares every distinct error `cargo build` prints (headline and
 //! primary location; cargo prints a diagnostic repeated word for word once) with the
 //! committed files, and checks that each case gets exactly one error.
+//!
+//! Build time: this package's dependencies are only what the cases use, and every cargo
+//! command here (trybuild's and ours) gets the same flags through `CARGO_ENCODED_RUSTFLAGS`
+//! (which overrides the `--config` flags trybuild passes), so the dependencies are built once
+//! and the second build only compiles the failing cases again. No debug info is generated for
+//! the cases (`CARGO_PROFILE_DEV_DEBUG=0`): nothing reads it, and it is most of the build's
+//! size on disk.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// trybuild's flags for its build of every case (`--cfg trybuild`, `--verbose`, `-A dead_code`,
+/// `--diagnostic-width=140`), for every command, so nothing is built twice.
+const RUSTFLAGS: &[&str] = &[
+    "--cfg",
+    "trybuild",
+    "--verbose",
+    "-A",
+    "dead_code",
+    "--diagnostic-width=140",
+];
+
 #[test]
 fn ui() {
+    // Read by every cargo that trybuild starts (it removes only `RUSTFLAGS`). Set before any
+    // thread is started; this test binary runs this one test.
+    std::env::set_var("CARGO_ENCODED_RUSTFLAGS", RUSTFLAGS.join("\x1f"));
+    std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "0");
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/pass/*.rs");
     cases.compile_fail("tests/ui/fail/*.rs");
@@ -33,7 +57,7 @@ fn every_error_is_committed() {
         .parent()
         .expect("the target directory")
         .to_path_buf();
-    let project = target.join("tests").join("trybuild").join("resilience4rs");
+    let project = target.join("tests").join("trybuild").join(env!("CARGO_PKG_NAME"));
     let fail_dir = root.join("tests").join("ui").join("fail");
 
     let built = build_fail_cases(&project, &target.join("tests").join("trybuild"));
@@ -79,25 +103,17 @@ fn every_error_is_committed() {
     );
 }
 
-/// Builds the bins of trybuild's project with trybuild's flags (so nothing else is rebuilt)
-/// and returns every error per source file, duplicates included.
+/// Builds the bins of trybuild's project as trybuild does (its target, its flags, so nothing
+/// else is rebuilt) and returns every error per source file, duplicates included.
 fn build_fail_cases(project: &Path, target_dir: &Path) -> BTreeMap<PathBuf, Vec<Error>> {
-    let rustflags =
-        r#"["--cfg", "trybuild", "--verbose", "-A", "dead_code", "--diagnostic-width=140"]"#;
     let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .current_dir(project)
         .env("CARGO_TARGET_DIR", target_dir)
         .env("CARGO_INCREMENTAL", "0")
         .env_remove("RUSTFLAGS")
         .arg("--offline")
-        .arg(format!("--config=build.rustflags={rustflags}"))
-        .args([
-            "build",
-            "--bins",
-            "--quiet",
-            "--color=never",
-            "--keep-going",
-        ])
+        .args(["build", "--target", env!("UI_TARGET"), "--bins"])
+        .args(["--quiet", "--color=never", "--keep-going"])
         .arg("--message-format=json")
         .output()
         .expect("cargo runs");
