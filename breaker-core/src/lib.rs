@@ -119,6 +119,7 @@ mod state;
 mod sync;
 mod throwable;
 pub mod timelimiter;
+pub mod trace;
 #[cfg(feature = "tokio")]
 mod timer;
 mod window;
