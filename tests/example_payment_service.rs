@@ -61,7 +61,10 @@ async fn short_run_rides_out_the_outage() {
     });
     let scrape_while_open = async {
         let base = url_rx.await.expect("the example prints its actuator URL");
-        assert!(base.starts_with("http://127.0.0.1:") && base.ends_with("/actuator"), "{base}");
+        assert!(
+            base.starts_with("http://127.0.0.1:") && base.ends_with("/actuator"),
+            "{base}"
+        );
         // Poll the health endpoint until the breaker is OPEN (about 3.3 s in).
         let deadline = std::time::Instant::now() + Duration::from_secs(12);
         loop {
@@ -176,35 +179,69 @@ async fn short_run_rides_out_the_outage() {
     let closed_at = at(moves.len() - 1);
     assert_eq!(open.gauge("state=\"open\""), 1.0, "{}", open.prometheus);
     assert_eq!(open.gauge("state=\"closed\""), 0.0, "{}", open.prometheus);
-    assert!(open.counter("resilience4j_circuitbreaker_not_permitted_calls_total", "not_permitted") > 0.0);
+    assert!(
+        open.counter(
+            "resilience4j_circuitbreaker_not_permitted_calls_total",
+            "not_permitted"
+        ) > 0.0
+    );
     assert!(open.counter("resilience4j_circuitbreaker_calls_seconds_count", "failed") > 0.0);
-    assert_eq!(open.health_status, 200, "CIRCUIT_OPEN does not count: {}", open.health);
+    assert_eq!(
+        open.health_status, 200,
+        "CIRCUIT_OPEN does not count: {}",
+        open.health
+    );
     assert_eq!(open.health["status"], "UP");
     let details = &open.health["components"]["circuitBreakers"]["details"];
     assert_eq!(details["paymentService"]["details"]["state"], "OPEN");
-    assert!(details.get("fraudCheck").is_some(), "registerHealthIndicator: true");
+    assert!(
+        details.get("fraudCheck").is_some(),
+        "registerHealthIndicator: true"
+    );
     assert!(
         details.get("ledgerService").is_none(),
         "baseConfig: shared does not inherit configs.default's registerHealthIndicator"
     );
-    assert_eq!(open.breakers["circuitBreakers"]["paymentService"]["state"], "OPEN");
+    assert_eq!(
+        open.breakers["circuitBreakers"]["paymentService"]["state"],
+        "OPEN"
+    );
     let open_events = open.events["circuitBreakerEvents"].as_array().unwrap();
-    assert!(!open_events.is_empty() && open_events.len() <= 10, "eventConsumerBufferSize: 10");
-    assert!(open_events.iter().any(|e| e["type"] == "NOT_PERMITTED"), "{}", open.events);
+    assert!(
+        !open_events.is_empty() && open_events.len() <= 10,
+        "eventConsumerBufferSize: 10"
+    );
+    assert!(
+        open_events.iter().any(|e| e["type"] == "NOT_PERMITTED"),
+        "{}",
+        open.events
+    );
     let newest = open_events.last().unwrap();
     assert!(
         unix_ms(newest["creationTime"].as_str().unwrap()) + 50 >= opened_at,
         "newest event {newest} is after the printed CLOSED -> OPEN at {opened_at}"
     );
-    for e in open_events.iter().filter(|e| e["type"] == "STATE_TRANSITION") {
+    for e in open_events
+        .iter()
+        .filter(|e| e["type"] == "STATE_TRANSITION")
+    {
         assert_eq!(e["stateTransition"], "CLOSED_TO_OPEN", "{}", open.events);
     }
 
     // After the run (CLOSED again): every counter equals what the example counted from the
     // same breaker's events, and the state gauge, health and events say CLOSED.
-    assert_eq!(closed.gauge("state=\"closed\""), 1.0, "{}", closed.prometheus);
+    assert_eq!(
+        closed.gauge("state=\"closed\""),
+        1.0,
+        "{}",
+        closed.prometheus
+    );
     assert_eq!(closed.gauge("state=\"open\""), 0.0);
-    for (kind, key) in [("successful", "successful"), ("failed", "failed"), ("ignored", "ignored")] {
+    for (kind, key) in [
+        ("successful", "successful"),
+        ("failed", "failed"),
+        ("ignored", "ignored"),
+    ] {
         assert_eq!(
             closed.counter("resilience4j_circuitbreaker_calls_seconds_count", kind),
             num(&format!("/breaker_events/{key}")),
@@ -213,13 +250,19 @@ async fn short_run_rides_out_the_outage() {
         );
     }
     assert_eq!(
-        closed.counter("resilience4j_circuitbreaker_not_permitted_calls_total", "not_permitted"),
+        closed.counter(
+            "resilience4j_circuitbreaker_not_permitted_calls_total",
+            "not_permitted"
+        ),
         num("/breaker_events/not_permitted")
     );
     assert!(num("/breaker_events/ignored") >= 40.0, "the 404s: {s}");
     // percentiles-histogram.resilience4j.circuitbreaker.calls: true -> buckets.
     assert!(closed.prometheus.contains("resilience4j_circuitbreaker_calls_seconds_bucket{application=\"checkout\",kind=\"successful\",name=\"paymentService\",le=\"+Inf\"}"), "{}", closed.prometheus);
-    assert_eq!(closed.health["components"]["circuitBreakers"]["details"]["paymentService"]["status"], "UP");
+    assert_eq!(
+        closed.health["components"]["circuitBreakers"]["details"]["paymentService"]["status"],
+        "UP"
+    );
     let last_events = closed.events["circuitBreakerEvents"].as_array().unwrap();
     assert_eq!(last_events.len(), 10, "{}", closed.events);
     for e in last_events {
@@ -228,7 +271,10 @@ async fn short_run_rides_out_the_outage() {
             "{}",
             closed.events
         );
-        assert!(unix_ms(e["creationTime"].as_str().unwrap()) + 50 >= closed_at, "{e}");
+        assert!(
+            unix_ms(e["creationTime"].as_str().unwrap()) + 50 >= closed_at,
+            "{e}"
+        );
     }
 }
 
@@ -252,7 +298,9 @@ impl Scrape {
             prometheus,
             health_status,
             health,
-            events: get_json(&format!("{base}/circuitbreakerevents/paymentService")).await.1,
+            events: get_json(&format!("{base}/circuitbreakerevents/paymentService"))
+                .await
+                .1,
             breakers: get_json(&format!("{base}/circuitbreakers")).await.1,
         }
     }
@@ -283,7 +331,9 @@ impl Scrape {
 }
 
 async fn get(url: &str) -> (u16, String) {
-    let r = reqwest::get(url).await.unwrap_or_else(|e| panic!("{url}: {e}"));
+    let r = reqwest::get(url)
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
     (r.status().as_u16(), r.text().await.unwrap())
 }
 
@@ -300,7 +350,11 @@ fn unix_ms(zoned: &str) -> u64 {
     let d: Vec<i64> = date.split('-').map(|x| x.parse().unwrap()).collect();
     let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
     let h: Vec<i64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
-    let (y, m) = if d[1] <= 2 { (d[0] - 1, d[1] + 9) } else { (d[0], d[1] - 3) };
+    let (y, m) = if d[1] <= 2 {
+        (d[0] - 1, d[1] + 9)
+    } else {
+        (d[0], d[1] - 3)
+    };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let doy = (153 * m + 2) / 5 + d[2] - 1;

@@ -126,7 +126,8 @@ impl Actuator {
                     },
                     None => RateLimiterSettings {
                         subscribe_for_events: false,
-                        event_consumer_buffer_size: breaker_core::DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
+                        event_consumer_buffer_size:
+                            breaker_core::DEFAULT_EVENT_CONSUMER_BUFFER_SIZE,
                         register_health_indicator: false,
                         allow_health_indicator_to_fail: false,
                     },
@@ -199,10 +200,7 @@ impl Actuator {
     /// actuator per set of registries: a second would bind the meters again and count every
     /// call twice.
     pub fn router(&self) -> axum::Router {
-        let common = self
-            .common
-            .get_or_init(|| Common::new(self))
-            .clone();
+        let common = self.common.get_or_init(|| Common::new(self)).clone();
         crate::router::router(Arc::new(Shared {
             actuator: self.clone(),
             common,

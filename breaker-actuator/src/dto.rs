@@ -112,9 +112,11 @@ impl From<&CircuitBreakerEvent> for CircuitBreakerEventDto {
                 Some(elapsed.as_millis() as u64),
                 None,
             ),
-            EventKind::StateTransition { from, to } => {
-                (None, None, Some(format!("{}_TO_{}", from.name(), to.name())))
-            }
+            EventKind::StateTransition { from, to } => (
+                None,
+                None,
+                Some(format!("{}_TO_{}", from.name(), to.name())),
+            ),
             _ => (None, None, None),
         };
         CircuitBreakerEventDto {

@@ -204,9 +204,12 @@ pub(crate) const RATE_LIMITER: EventsEndpoint = EventsEndpoint {
             .get(name)
             .map(|b| b.events.events())
             .unwrap_or_default();
-        listed::<_, RateLimiterEventDto>(events, |e| e.creation_time_nanos, |e| {
-            e.event_type.name()
-        })
+        listed::<_, RateLimiterEventDto>(events, |e| e.creation_time_nanos, |e| e.event_type.name())
     },
-    names: |s| lock(&s.common.rate_limiter_events).keys().cloned().collect(),
+    names: |s| {
+        lock(&s.common.rate_limiter_events)
+            .keys()
+            .cloned()
+            .collect()
+    },
 };

@@ -19,7 +19,10 @@ pub(crate) struct Health {
 
 /// Spring Boot's `SimpleStatusAggregator`: statuses not in `order` are dropped, the first of
 /// the rest by `order` wins, none is `UNKNOWN`.
-pub(crate) fn aggregate<'a>(order: &[String], statuses: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn aggregate<'a>(
+    order: &[String],
+    statuses: impl IntoIterator<Item = &'a str>,
+) -> String {
     statuses
         .into_iter()
         .filter_map(|s| order.iter().position(|o| o.eq_ignore_ascii_case(s)))
@@ -63,7 +66,8 @@ fn circuit_breakers(s: &Shared) -> Instances {
             d.state.parse().unwrap_or(State::Closed),
             settings.allow_health_indicator_to_fail,
         );
-        let details = serde_json::to_value(CircuitBreakerHealthDetails::from(d)).unwrap_or(Value::Null);
+        let details =
+            serde_json::to_value(CircuitBreakerHealthDetails::from(d)).unwrap_or(Value::Null);
         out.insert(cb.name().to_string(), (status.to_string(), details));
     }
     out
@@ -149,7 +153,10 @@ fn to_json(h: &Health) -> Value {
 pub(crate) fn health(s: &Shared) -> (u16, Value) {
     let m = s.actuator.management_config();
     let components = components(s, &m);
-    let status = aggregate(&m.status_order, components.values().map(|h| h.status.as_str()));
+    let status = aggregate(
+        &m.status_order,
+        components.values().map(|h| h.status.as_str()),
+    );
     let mut o = Map::new();
     o.insert("status".into(), Value::from(status.clone()));
     if m.components_shown() {
@@ -163,7 +170,11 @@ pub(crate) fn health(s: &Shared) -> (u16, Value) {
 }
 
 /// `GET /actuator/health/{component}[/{instance}]`; `None` for an unknown one.
-pub(crate) fn health_of(s: &Shared, component: &str, instance: Option<&str>) -> Option<(u16, Value)> {
+pub(crate) fn health_of(
+    s: &Shared,
+    component: &str,
+    instance: Option<&str>,
+) -> Option<(u16, Value)> {
     let m = s.actuator.management_config();
     if !m.components_shown() {
         return None;

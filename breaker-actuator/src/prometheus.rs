@@ -18,7 +18,10 @@ pub(crate) async fn scrape(State(s): State<Arc<Shared>>) -> Response {
             m.refresh();
         }
         return Response::builder()
-            .header(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+            .header(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )
             .body(Body::from(handle.render()))
             .unwrap_or_default();
     }

@@ -40,7 +40,11 @@ fn events_body(key: &str, events: Vec<Listed>) -> Response {
 }
 
 /// The routes of one `*events` endpoint.
-fn events_routes(r: Router<Arc<Shared>>, base: &str, e: &'static EventsEndpoint) -> Router<Arc<Shared>> {
+fn events_routes(
+    r: Router<Arc<Shared>>,
+    base: &str,
+    e: &'static EventsEndpoint,
+) -> Router<Arc<Shared>> {
     let all = move |State(s): S| async move {
         let events = if e.id == "bulkheadevents" {
             events::all_bulkhead_events(&s)
@@ -56,17 +60,27 @@ fn events_routes(r: Router<Arc<Shared>>, base: &str, e: &'static EventsEndpoint)
         match e.event_type(&kind) {
             Some(t) => events_body(
                 e.key,
-                (e.one)(&s, &name).into_iter().filter(|ev| ev.kind == t).collect(),
+                (e.one)(&s, &name)
+                    .into_iter()
+                    .filter(|ev| ev.kind == t)
+                    .collect(),
             ),
             None => error(
                 400,
-                format!("'{kind}' is not an event type of {}; one of {}", e.id, e.types.join(", ")),
+                format!(
+                    "'{kind}' is not an event type of {}; one of {}",
+                    e.id,
+                    e.types.join(", ")
+                ),
             ),
         }
     };
     r.route(&format!("{base}/{}", e.id), get(all))
         .route(&format!("{base}/{}/{{name}}", e.id), get(one))
-        .route(&format!("{base}/{}/{{name}}/{{event_type}}", e.id), get(typed))
+        .route(
+            &format!("{base}/{}/{{name}}/{{event_type}}", e.id),
+            get(typed),
+        )
 }
 
 fn names_body(key: &str, mut names: Vec<String>) -> Response {
@@ -78,9 +92,17 @@ fn names_body(key: &str, mut names: Vec<String>) -> Response {
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let m = shared.actuator.management_config();
-    let base = if m.base_path == "/" { String::new() } else { m.base_path.clone() };
+    let base = if m.base_path == "/" {
+        String::new()
+    } else {
+        m.base_path.clone()
+    };
     let mut r: Router<Arc<Shared>> = Router::new();
-    let exposed: Vec<&str> = ENDPOINTS.iter().copied().filter(|id| m.exposes(id)).collect();
+    let exposed: Vec<&str> = ENDPOINTS
+        .iter()
+        .copied()
+        .filter(|id| m.exposes(id))
+        .collect();
     let ids = exposed.clone();
     let root = base.clone();
     r = r.route(
@@ -90,55 +112,124 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     for id in &exposed {
         r = match *id {
             "health" => r
-                .route(&format!("{base}/health"), get(|State(s): S| async move {
-                    let (status, body) = health::health(&s);
-                    json_response(status, &body)
-                }))
-                .route(&format!("{base}/health/{{component}}"), get(|State(s): S, Path(c): Path<String>| async move {
-                    match health::health_of(&s, &c, None) {
-                        Some((status, body)) => json_response(status, &body),
-                        None => StatusCode::NOT_FOUND.into_response(),
-                    }
-                }))
-                .route(&format!("{base}/health/{{component}}/{{instance}}"), get(|State(s): S, Path((c, i)): Path<(String, String)>| async move {
-                    match health::health_of(&s, &c, Some(&i)) {
-                        Some((status, body)) => json_response(status, &body),
-                        None => StatusCode::NOT_FOUND.into_response(),
-                    }
-                })),
+                .route(
+                    &format!("{base}/health"),
+                    get(|State(s): S| async move {
+                        let (status, body) = health::health(&s);
+                        json_response(status, &body)
+                    }),
+                )
+                .route(
+                    &format!("{base}/health/{{component}}"),
+                    get(|State(s): S, Path(c): Path<String>| async move {
+                        match health::health_of(&s, &c, None) {
+                            Some((status, body)) => json_response(status, &body),
+                            None => StatusCode::NOT_FOUND.into_response(),
+                        }
+                    }),
+                )
+                .route(
+                    &format!("{base}/health/{{component}}/{{instance}}"),
+                    get(
+                        |State(s): S, Path((c, i)): Path<(String, String)>| async move {
+                            match health::health_of(&s, &c, Some(&i)) {
+                                Some((status, body)) => json_response(status, &body),
+                                None => StatusCode::NOT_FOUND.into_response(),
+                            }
+                        },
+                    ),
+                ),
             "circuitbreakers" => r
-                .route(&format!("{base}/circuitbreakers"), get(|State(s): S| async move {
-                    let map: BTreeMap<String, CircuitBreakerDetails> = s
-                        .actuator
-                        .breakers
+                .route(
+                    &format!("{base}/circuitbreakers"),
+                    get(|State(s): S| async move {
+                        let map: BTreeMap<String, CircuitBreakerDetails> = s
+                            .actuator
+                            .breakers
+                            .all()
+                            .iter()
+                            .map(|b| (b.name().to_string(), CircuitBreakerDetails::of(b)))
+                            .collect();
+                        json_response(200, &json!({"circuitBreakers": map}))
+                    }),
+                )
+                .route(
+                    &format!("{base}/circuitbreakers/{{name}}"),
+                    post(update_state),
+                ),
+            "circuitbreakerevents" => events_routes(r, &base, &events::CIRCUIT_BREAKER),
+            "retries" => r.route(
+                &format!("{base}/retries"),
+                get(|State(s): S| async move {
+                    names_body(
+                        "retries",
+                        s.actuator
+                            .modules
+                            .retry
+                            .all()
+                            .iter()
+                            .map(|i| i.name().to_string())
+                            .collect(),
+                    )
+                }),
+            ),
+            "retryevents" => events_routes(r, &base, &events::RETRY),
+            "bulkheads" => r.route(
+                &format!("{base}/bulkheads"),
+                get(|State(s): S| async move {
+                    let m = &s.actuator.modules;
+                    let mut names: Vec<String> = m
+                        .bulkhead
                         .all()
                         .iter()
-                        .map(|b| (b.name().to_string(), CircuitBreakerDetails::of(b)))
+                        .map(|i| i.name().to_string())
                         .collect();
-                    json_response(200, &json!({"circuitBreakers": map}))
-                }))
-                .route(&format!("{base}/circuitbreakers/{{name}}"), post(update_state)),
-            "circuitbreakerevents" => events_routes(r, &base, &events::CIRCUIT_BREAKER),
-            "retries" => r.route(&format!("{base}/retries"), get(|State(s): S| async move {
-                names_body("retries", s.actuator.modules.retry.all().iter().map(|i| i.name().to_string()).collect())
-            })),
-            "retryevents" => events_routes(r, &base, &events::RETRY),
-            "bulkheads" => r.route(&format!("{base}/bulkheads"), get(|State(s): S| async move {
-                let m = &s.actuator.modules;
-                let mut names: Vec<String> = m.bulkhead.all().iter().map(|i| i.name().to_string()).collect();
-                names.extend(m.thread_pool_bulkhead.all().iter().map(|i| i.name().to_string()));
-                names_body("bulkheads", names)
-            })),
+                    names.extend(
+                        m.thread_pool_bulkhead
+                            .all()
+                            .iter()
+                            .map(|i| i.name().to_string()),
+                    );
+                    names_body("bulkheads", names)
+                }),
+            ),
             "bulkheadevents" => events_routes(r, &base, &events::BULKHEAD),
-            "ratelimiters" => r.route(&format!("{base}/ratelimiters"), get(|State(s): S| async move {
-                names_body("rateLimiters", s.actuator.modules.rate_limiter.all().iter().map(|i| i.name().to_string()).collect())
-            })),
+            "ratelimiters" => r.route(
+                &format!("{base}/ratelimiters"),
+                get(|State(s): S| async move {
+                    names_body(
+                        "rateLimiters",
+                        s.actuator
+                            .modules
+                            .rate_limiter
+                            .all()
+                            .iter()
+                            .map(|i| i.name().to_string())
+                            .collect(),
+                    )
+                }),
+            ),
             "ratelimiterevents" => events_routes(r, &base, &events::RATE_LIMITER),
-            "timelimiters" => r.route(&format!("{base}/timelimiters"), get(|State(s): S| async move {
-                names_body("timeLimiters", s.actuator.modules.time_limiter.all().iter().map(|i| i.name().to_string()).collect())
-            })),
+            "timelimiters" => r.route(
+                &format!("{base}/timelimiters"),
+                get(|State(s): S| async move {
+                    names_body(
+                        "timeLimiters",
+                        s.actuator
+                            .modules
+                            .time_limiter
+                            .all()
+                            .iter()
+                            .map(|i| i.name().to_string())
+                            .collect(),
+                    )
+                }),
+            ),
             "timelimiterevents" => events_routes(r, &base, &events::TIME_LIMITER),
-            "prometheus" => r.route(&format!("{base}/prometheus"), get(crate::prometheus::scrape)),
+            "prometheus" => r.route(
+                &format!("{base}/prometheus"),
+                get(crate::prometheus::scrape),
+            ),
             _ => r,
         };
     }
@@ -175,14 +266,20 @@ fn links(headers: &HeaderMap, base: &str, ids: &[&str]) -> Response {
     for id in ids {
         l.insert((*id).to_string(), link(format!("{prefix}/{id}"), false));
         if id.ends_with("events") {
-            l.insert(format!("{id}-name"), link(format!("{prefix}/{id}/{{name}}"), true));
+            l.insert(
+                format!("{id}-name"),
+                link(format!("{prefix}/{id}/{{name}}"), true),
+            );
             l.insert(
                 format!("{id}-name-eventType"),
                 link(format!("{prefix}/{id}/{{name}}/{{eventType}}"), true),
             );
         }
         if *id == "health" {
-            l.insert("health-path".into(), link(format!("{prefix}/health/{{*path}}"), true));
+            l.insert(
+                "health-path".into(),
+                link(format!("{prefix}/health/{{*path}}"), true),
+            );
         }
     }
     json_response(200, &json!({"_links": l}))
@@ -199,9 +296,11 @@ async fn update_state(State(s): S, Path(name): Path<String>, body: Bytes) -> Res
     let Some(cb) = s.actuator.breakers.find(&name) else {
         return error(404, format!("no circuit breaker named '{name}'"));
     };
-    let requested = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|v| v.get("updateState").and_then(Value::as_str).map(str::to_string));
+    let requested = serde_json::from_slice::<Value>(&body).ok().and_then(|v| {
+        v.get("updateState")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
     let result = match requested.as_deref() {
         Some("CLOSE") => cb.transition_to_closed_state(),
         Some("FORCE_OPEN") => cb.transition_to_forced_open_state(),
@@ -209,7 +308,8 @@ async fn update_state(State(s): S, Path(name): Path<String>, body: Bytes) -> Res
         _ => {
             return error(
                 400,
-                "the body must be {\"updateState\": \"CLOSE\" | \"FORCE_OPEN\" | \"DISABLE\"}".into(),
+                "the body must be {\"updateState\": \"CLOSE\" | \"FORCE_OPEN\" | \"DISABLE\"}"
+                    .into(),
             )
         }
     };

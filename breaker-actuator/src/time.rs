@@ -15,9 +15,9 @@ pub fn zoned_date_time(epoch_nanos: u64) -> String {
     if s > 0 || nanos > 0 {
         out.push_str(&format!(":{s:02}"));
         if nanos > 0 {
-            if nanos % 1_000_000 == 0 {
+            if nanos.is_multiple_of(1_000_000) {
                 out.push_str(&format!(".{:03}", nanos / 1_000_000));
-            } else if nanos % 1_000 == 0 {
+            } else if nanos.is_multiple_of(1_000) {
                 out.push_str(&format!(".{:06}", nanos / 1_000));
             } else {
                 out.push_str(&format!(".{nanos:09}"));
@@ -54,11 +54,26 @@ mod tests {
             zoned_date_time(1_796_067_465_132_172_896),
             "2026-11-30T19:37:45.132172896Z"
         );
-        assert_eq!(zoned_date_time(1_704_164_640_000_000_000), "2024-01-02T03:04Z");
-        assert_eq!(zoned_date_time(1_704_164_645_000_000_000), "2024-01-02T03:04:05Z");
-        assert_eq!(zoned_date_time(1_704_164_645_120_000_000), "2024-01-02T03:04:05.120Z");
-        assert_eq!(zoned_date_time(1_704_164_645_000_123_000), "2024-01-02T03:04:05.000123Z");
+        assert_eq!(
+            zoned_date_time(1_704_164_640_000_000_000),
+            "2024-01-02T03:04Z"
+        );
+        assert_eq!(
+            zoned_date_time(1_704_164_645_000_000_000),
+            "2024-01-02T03:04:05Z"
+        );
+        assert_eq!(
+            zoned_date_time(1_704_164_645_120_000_000),
+            "2024-01-02T03:04:05.120Z"
+        );
+        assert_eq!(
+            zoned_date_time(1_704_164_645_000_123_000),
+            "2024-01-02T03:04:05.000123Z"
+        );
         assert_eq!(zoned_date_time(0), "1970-01-01T00:00Z");
-        assert_eq!(zoned_date_time(951_782_400_000_000_000), "2000-02-29T00:00Z");
+        assert_eq!(
+            zoned_date_time(951_782_400_000_000_000),
+            "2000-02-29T00:00Z"
+        );
     }
 }

@@ -46,7 +46,10 @@ async fn get(url: &str) -> (u16, String) {
 
 async fn get_json(url: &str) -> (u16, Value) {
     let (s, t) = get(url).await;
-    (s, serde_json::from_str(&t).unwrap_or_else(|e| panic!("{url}: {e}: {t}")))
+    (
+        s,
+        serde_json::from_str(&t).unwrap_or_else(|e| panic!("{url}: {e}: {t}")),
+    )
 }
 
 async fn post(url: &str, body: &str) -> (u16, Value) {
@@ -68,7 +71,10 @@ async fn endpoints_read_like_resilience4j() {
     std::fs::write(&path, FILE).unwrap();
     // 2024-01-02T03:04:05.120Z
     let clock = ManualClock::at_epoch_millis(1_704_164_645_120);
-    let live = SpringConfig::file(&path).clock(clock.clone()).live().unwrap();
+    let live = SpringConfig::file(&path)
+        .clock(clock.clone())
+        .live()
+        .unwrap();
     let handle = install_prometheus_recorder(&live.management()).unwrap();
     let actuator = Actuator::from_live(&live).prometheus(handle);
     let base = serve(actuator.clone().allow_state_changes(true).router()).await;
@@ -110,7 +116,11 @@ async fn endpoints_read_like_resilience4j() {
         })
     );
     assert_eq!(body["circuitBreakers"]["hidden"]["failureRate"], "-1.0%");
-    let keys: Vec<&String> = body["circuitBreakers"].as_object().unwrap().keys().collect();
+    let keys: Vec<&String> = body["circuitBreakers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(keys, ["backendA", "backendB", "hidden"]);
 
     // Health: backendA OPEN -> CIRCUIT_OPEN (does not count), backendB OPEN with
@@ -150,7 +160,13 @@ async fn endpoints_read_like_resilience4j() {
         .collect();
     assert_eq!(
         types,
-        ["ERROR", "ERROR", "FAILURE_RATE_EXCEEDED", "STATE_TRANSITION", "NOT_PERMITTED"]
+        [
+            "ERROR",
+            "ERROR",
+            "FAILURE_RATE_EXCEEDED",
+            "STATE_TRANSITION",
+            "NOT_PERMITTED"
+        ]
     );
     assert_eq!(
         ev["circuitBreakerEvents"][0],
@@ -164,8 +180,10 @@ async fn endpoints_read_like_resilience4j() {
             "stateTransition": null
         })
     );
-    let (_, st) =
-        get_json(&format!("{base}/actuator/circuitbreakerevents/backendA/state_transition")).await;
+    let (_, st) = get_json(&format!(
+        "{base}/actuator/circuitbreakerevents/backendA/state_transition"
+    ))
+    .await;
     assert_eq!(
         st,
         json!({"circuitBreakerEvents": [{
@@ -182,13 +200,20 @@ async fn endpoints_read_like_resilience4j() {
         .map(|e| e["creationTime"].as_str().unwrap())
         .collect();
     assert_eq!(times.len(), 10);
-    assert!(times.windows(2).all(|w| w[0] <= w[1]), "sorted by time: {times:?}");
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "sorted by time: {times:?}"
+    );
     assert_eq!(
         get_json(&format!("{base}/actuator/circuitbreakerevents/nobody")).await,
         (200, json!({"circuitBreakerEvents": []}))
     );
     assert_eq!(
-        get(&format!("{base}/actuator/circuitbreakerevents/backendA/bogus")).await.0,
+        get(&format!(
+            "{base}/actuator/circuitbreakerevents/backendA/bogus"
+        ))
+        .await
+        .0,
         400
     );
 
@@ -204,7 +229,9 @@ async fn endpoints_read_like_resilience4j() {
     let limiter = live.module_registries().rate_limiter.rate_limiter("api");
     limiter.try_acquire_permission(1).unwrap();
     assert_eq!(
-        get_json(&format!("{base}/actuator/ratelimiterevents/api")).await.1,
+        get_json(&format!("{base}/actuator/ratelimiterevents/api"))
+            .await
+            .1,
         json!({"rateLimiterEvents": [{"rateLimiterName": "api", "type": "SUCCESSFUL_ACQUIRE", "creationTime": "2024-01-02T03:04:05.296Z"}]})
     );
     assert_eq!(
@@ -215,10 +242,25 @@ async fn endpoints_read_like_resilience4j() {
     // The state change: off on the read-only router, 404 for an unknown name (nothing
     // created), 400 for a bad body, then FORCE_OPEN.
     let url = |b: &str, n: &str| format!("{b}/actuator/circuitbreakers/{n}");
-    assert_eq!(post(&url(&read_only, "backendA"), r#"{"updateState":"CLOSE"}"#).await.0, 403);
-    assert_eq!(post(&url(&base, "nope"), r#"{"updateState":"CLOSE"}"#).await.0, 404);
+    assert_eq!(
+        post(&url(&read_only, "backendA"), r#"{"updateState":"CLOSE"}"#)
+            .await
+            .0,
+        403
+    );
+    assert_eq!(
+        post(&url(&base, "nope"), r#"{"updateState":"CLOSE"}"#)
+            .await
+            .0,
+        404
+    );
     assert!(live.registry().find("nope").is_none());
-    assert_eq!(post(&url(&base, "backendA"), r#"{"updateState":"HALF_OPEN"}"#).await.0, 400);
+    assert_eq!(
+        post(&url(&base, "backendA"), r#"{"updateState":"HALF_OPEN"}"#)
+            .await
+            .0,
+        400
+    );
     assert_eq!(
         post(&url(&base, "backendA"), r#"{"updateState":"FORCE_OPEN"}"#).await,
         (
@@ -266,6 +308,9 @@ async fn spring_defaults_expose_only_health_without_details() {
         get_json(&format!("{base}/actuator/health")).await,
         (200, json!({"status": "UP"}))
     );
-    assert_eq!(get(&format!("{base}/actuator/circuitbreakers")).await.0, 404);
+    assert_eq!(
+        get(&format!("{base}/actuator/circuitbreakers")).await.0,
+        404
+    );
     assert_eq!(get(&format!("{base}/actuator/prometheus")).await.0, 404);
 }

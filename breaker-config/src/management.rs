@@ -191,7 +191,10 @@ pub(crate) fn read(
         errors: &mut errors,
     };
 
-    if let Some(v) = r.flag(docs, &["management", "health", "circuitbreakers", "enabled"]) {
+    if let Some(v) = r.flag(
+        docs,
+        &["management", "health", "circuitbreakers", "enabled"],
+    ) {
         c.health_circuit_breakers = v;
     }
     if let Some(v) = r.flag(docs, &["management", "health", "ratelimiters", "enabled"]) {
@@ -203,10 +206,16 @@ pub(crate) fn read(
     if let Some(v) = r.show(docs, &["management", "endpoint", "health", "show-details"]) {
         c.show_details = v;
     }
-    if let Some(v) = r.show(docs, &["management", "endpoint", "health", "show-components"]) {
+    if let Some(v) = r.show(
+        docs,
+        &["management", "endpoint", "health", "show-components"],
+    ) {
         c.show_components = Some(v);
     }
-    if let Some(v) = r.list(docs, &["management", "endpoint", "health", "status", "order"]) {
+    if let Some(v) = r.list(
+        docs,
+        &["management", "endpoint", "health", "status", "order"],
+    ) {
         c.status_order = v.into_iter().map(|s| s.to_ascii_uppercase()).collect();
     }
     if let Some((p, v)) = r.text(docs, &["management", "endpoints", "web", "base-path"]) {
@@ -220,10 +229,16 @@ pub(crate) fn read(
             )),
         }
     }
-    if let Some(v) = r.list(docs, &["management", "endpoints", "web", "exposure", "include"]) {
+    if let Some(v) = r.list(
+        docs,
+        &["management", "endpoints", "web", "exposure", "include"],
+    ) {
         c.exposure_include = v;
     }
-    if let Some(v) = r.list(docs, &["management", "endpoints", "web", "exposure", "exclude"]) {
+    if let Some(v) = r.list(
+        docs,
+        &["management", "endpoints", "web", "exposure", "exclude"],
+    ) {
         c.exposure_exclude = v;
     }
 
@@ -242,7 +257,12 @@ pub(crate) fn read(
                 tags.insert(map_key(&n[3].text, n[3].bracketed), p);
             } else if starts(
                 p,
-                &["management", "metrics", "distribution", "percentiles-histogram"],
+                &[
+                    "management",
+                    "metrics",
+                    "distribution",
+                    "percentiles-histogram",
+                ],
             ) && n.len() > 4
             {
                 let prefix: Vec<&str> = n[4..].iter().map(|e| e.text.as_str()).collect();

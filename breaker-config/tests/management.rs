@@ -150,6 +150,9 @@ resilience4j.bulkhead.metrics.enabeld: true
     let w: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(w.len(), 3, "{w:#?}");
     assert!(w[0].starts_with("application.yml:1:1: management.health.diskspace.enabled: a Spring Boot management setting that breaker does not read"), "{w:#?}");
-    assert!(w[1].starts_with("application.yml:2:1: management.endpoint.health.probes.enabled: "), "{w:#?}");
+    assert!(
+        w[1].starts_with("application.yml:2:1: management.endpoint.health.probes.enabled: "),
+        "{w:#?}"
+    );
     assert_eq!(w[2], "application.yml:5:1: resilience4j.bulkhead.metrics.enabeld: unknown key (Spring binds resilience4j.bulkhead.metrics.enabled and .metrics.legacy.enabled); ignored");
 }

@@ -119,9 +119,9 @@ mod state;
 mod sync;
 mod throwable;
 pub mod timelimiter;
-pub mod trace;
 #[cfg(feature = "tokio")]
 mod timer;
+pub mod trace;
 mod window;
 
 pub use breaker::CircuitBreaker;

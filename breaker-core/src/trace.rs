@@ -234,10 +234,18 @@ fn summarise(summary: &Summary, now: u64, target: Target, name: &str, what: &str
     if let Some(n) = summary.hit(now) {
         let since_s = since(last, now);
         match target {
-            Target::Retry => tracing::warn!(target: "breaker::retry", name, count = n, since_s, "Retry '{name}' {what}: {n}"),
-            Target::TimeLimiter => tracing::warn!(target: "breaker::time_limiter", name, count = n, since_s, "TimeLimiter '{name}' {what}: {n}"),
-            Target::Bulkhead => tracing::warn!(target: "breaker::bulkhead", name, rejected = n, since_s, "Bulkhead '{name}' {what}: {n}"),
-            Target::RateLimiter => tracing::warn!(target: "breaker::rate_limiter", name, rejected = n, since_s, "RateLimiter '{name}' {what}: {n}"),
+            Target::Retry => {
+                tracing::warn!(target: "breaker::retry", name, count = n, since_s, "Retry '{name}' {what}: {n}")
+            }
+            Target::TimeLimiter => {
+                tracing::warn!(target: "breaker::time_limiter", name, count = n, since_s, "TimeLimiter '{name}' {what}: {n}")
+            }
+            Target::Bulkhead => {
+                tracing::warn!(target: "breaker::bulkhead", name, rejected = n, since_s, "Bulkhead '{name}' {what}: {n}")
+            }
+            Target::RateLimiter => {
+                tracing::warn!(target: "breaker::rate_limiter", name, rejected = n, since_s, "RateLimiter '{name}' {what}: {n}")
+            }
         }
     }
 }

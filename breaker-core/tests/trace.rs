@@ -16,7 +16,8 @@ struct Captured(Arc<Mutex<Vec<(Level, String, Vec<(String, String)>)>>>);
 struct Fields(Vec<(String, String)>);
 impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((field.name().to_string(), format!("{value:?}")));
+        self.0
+            .push((field.name().to_string(), format!("{value:?}")));
     }
     fn record_str(&mut self, field: &Field, value: &str) {
         self.0.push((field.name().to_string(), value.to_string()));
@@ -100,10 +101,34 @@ fn transitions_and_summarised_rejections() {
     assert_eq!(
         summary,
         vec![
-            (Level::WARN, "breaker::circuit_breaker", Some("CLOSED"), Some("OPEN"), None),
-            (Level::WARN, "breaker::circuit_breaker", None, None, Some("1")),
-            (Level::WARN, "breaker::circuit_breaker", None, None, Some("100")),
-            (Level::INFO, "breaker::circuit_breaker", Some("OPEN"), Some("CLOSED"), None),
+            (
+                Level::WARN,
+                "breaker::circuit_breaker",
+                Some("CLOSED"),
+                Some("OPEN"),
+                None
+            ),
+            (
+                Level::WARN,
+                "breaker::circuit_breaker",
+                None,
+                None,
+                Some("1")
+            ),
+            (
+                Level::WARN,
+                "breaker::circuit_breaker",
+                None,
+                None,
+                Some("100")
+            ),
+            (
+                Level::INFO,
+                "breaker::circuit_breaker",
+                Some("OPEN"),
+                Some("CLOSED"),
+                None
+            ),
         ],
         "{events:?}"
     );
@@ -119,7 +144,10 @@ fn module_rejections_are_summarised_too() {
     let captured = Captured::default();
     tracing::subscriber::with_default(captured.clone(), || {
         let registry = BulkheadRegistry::with_default_config(
-            BulkheadConfig::builder().max_concurrent_calls(1).build().unwrap(),
+            BulkheadConfig::builder()
+                .max_concurrent_calls(1)
+                .build()
+                .unwrap(),
         );
         trace::instances(&registry);
         let b = registry.bulkhead("inventory");

@@ -109,10 +109,8 @@ impl Meters for CircuitBreakerMeters {
             self.state[i].set(if *s == m.state { 1.0 } else { 0.0 });
         }
         self.buffered_failed.set(m.number_of_failed_calls);
-        self.buffered_successful
-            .set(m.number_of_successful_calls);
-        self.slow_successful
-            .set(m.number_of_slow_successful_calls);
+        self.buffered_successful.set(m.number_of_successful_calls);
+        self.slow_successful.set(m.number_of_slow_successful_calls);
         self.slow_failed.set(m.number_of_slow_failed_calls);
         self.failure_rate.set(m.failure_rate);
         self.slow_call_rate.set(m.slow_call_rate);

@@ -78,7 +78,11 @@ impl<M: Meters> Refresh for Family<M> {
         for (name, m) in map.iter_mut() {
             if live && !m.live() {
                 // The recorder came after the instance: register again, with it.
-                let fresh = M::register(m.instance(), &self.tags.with(crate::names::NAME, name), true);
+                let fresh = M::register(
+                    m.instance(),
+                    &self.tags.with(crate::names::NAME, name),
+                    true,
+                );
                 m.detach();
                 *m = fresh;
             }

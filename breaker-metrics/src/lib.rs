@@ -49,7 +49,7 @@ mod publisher;
 mod register;
 mod window_max;
 
-pub use publisher::{MeteredRegistry, MetricsPublisher};
-pub use register::{recorder_installed, Tags};
 #[doc(hidden)]
 pub use family::Refresh;
+pub use publisher::{MeteredRegistry, MetricsPublisher};
+pub use register::{recorder_installed, Tags};

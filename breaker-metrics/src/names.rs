@@ -80,14 +80,20 @@ pub const DESCRIPTIONS: [(&str, &str); 21] = [
     (CB_SLOW_CALL_RATE, "The slow call of the circuit breaker"),
     (CB_CALLS, "Total number of successful calls"),
     (CB_CALLS_MAX, "Total number of successful calls"),
-    (CB_NOT_PERMITTED_CALLS, "Total number of not permitted calls"),
+    (
+        CB_NOT_PERMITTED_CALLS,
+        "Total number of not permitted calls",
+    ),
     (
         RETRY_CALLS,
         "The number of successful calls without a retry attempt",
     ),
     (TL_CALLS, "The number of successful calls"),
     (BH_AVAILABLE, "The number of available permissions"),
-    (BH_MAX_ALLOWED, "The maximum number of available permissions"),
+    (
+        BH_MAX_ALLOWED,
+        "The maximum number of available permissions",
+    ),
     (TP_QUEUE_DEPTH, "The queue depth"),
     (TP_QUEUE_CAPACITY, "The queue capacity"),
     (TP_THREAD_POOL_SIZE, "The thread pool size"),
@@ -95,6 +101,9 @@ pub const DESCRIPTIONS: [(&str, &str); 21] = [
     (TP_CORE_THREAD_POOL_SIZE, "The core thread pool size"),
     (TP_ACTIVE_THREAD_COUNT, "The number of active threads"),
     (TP_AVAILABLE_THREAD_COUNT, "The number of available threads"),
-    (RL_AVAILABLE_PERMISSIONS, "The number of available permissions"),
+    (
+        RL_AVAILABLE_PERMISSIONS,
+        "The number of available permissions",
+    ),
     (RL_WAITING_THREADS, "The number of waiting threads"),
 ];

@@ -8,7 +8,9 @@ use breaker_core::bulkhead::{Bulkhead, ThreadPoolBulkhead};
 use breaker_core::ratelimiter::RateLimiter;
 use breaker_core::retry::Retry;
 use breaker_core::timelimiter::TimeLimiter;
-use breaker_core::{InstanceRegistry, Registry, RegistryEntryEvent, RegistryEvent, RegistryInstance};
+use breaker_core::{
+    InstanceRegistry, Registry, RegistryEntryEvent, RegistryEvent, RegistryInstance,
+};
 
 use crate::circuit_breaker::CircuitBreakerMeters;
 use crate::family::{Family, Meters, Refresh};
@@ -191,5 +193,9 @@ macro_rules! metered {
 metered!(Retry, RetryMeters, "retry");
 metered!(TimeLimiter, TimeLimiterMeters, "timelimiter");
 metered!(Bulkhead, BulkheadMeters, "bulkhead");
-metered!(ThreadPoolBulkhead, ThreadPoolBulkheadMeters, "thread-pool-bulkhead");
+metered!(
+    ThreadPoolBulkhead,
+    ThreadPoolBulkheadMeters,
+    "thread-pool-bulkhead"
+);
 metered!(RateLimiter, RateLimiterMeters, "ratelimiter");

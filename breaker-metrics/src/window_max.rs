@@ -48,9 +48,12 @@ impl WindowMax {
     fn rotate(&self, now: u64) {
         let last = self.rotated_at.load(Ordering::Acquire);
         if last == 0 {
-            let _ = self
-                .rotated_at
-                .compare_exchange(0, now.max(1), Ordering::AcqRel, Ordering::Acquire);
+            let _ = self.rotated_at.compare_exchange(
+                0,
+                now.max(1),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
             return;
         }
         let elapsed = now.saturating_sub(last);

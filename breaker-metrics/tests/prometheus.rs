@@ -59,7 +59,10 @@ fn every_module_reads_like_micrometer() {
             .unwrap(),
     );
     let bulkheads = BulkheadRegistry::with_default_config(
-        BulkheadConfig::builder().max_concurrent_calls(3).build().unwrap(),
+        BulkheadConfig::builder()
+            .max_concurrent_calls(3)
+            .build()
+            .unwrap(),
     );
     let rate_limiters = RateLimiterRegistry::with_default_config(
         RateLimiterConfig::builder()
@@ -128,13 +131,27 @@ fn every_module_reads_like_micrometer() {
     let text = handle.render();
     let v = |s: &str| value(&text, s).unwrap_or_else(|| panic!("no {s} in\n{text}"));
 
-    assert!(text.contains("# HELP resilience4j_circuitbreaker_state The states of the circuit breaker"), "{text}");
-    assert!(text.contains("# TYPE resilience4j_circuitbreaker_state gauge"), "{text}");
-    let state = |s: &str| v(&format!(
+    assert!(
+        text.contains("# HELP resilience4j_circuitbreaker_state The states of the circuit breaker"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# TYPE resilience4j_circuitbreaker_state gauge"),
+        "{text}"
+    );
+    let state = |s: &str| {
+        v(&format!(
         "resilience4j_circuitbreaker_state{{application=\"checkout\",name=\"backendA\",state=\"{s}\"}}"
-    ));
+    ))
+    };
     assert_eq!(state("open"), 1.0);
-    for s in ["closed", "half_open", "disabled", "forced_open", "metrics_only"] {
+    for s in [
+        "closed",
+        "half_open",
+        "disabled",
+        "forced_open",
+        "metrics_only",
+    ] {
         assert_eq!(state(s), 0.0, "{s}");
     }
     let cbk = |m: &str, kind: &str| {
@@ -151,7 +168,10 @@ fn every_module_reads_like_micrometer() {
     assert!((cbk("calls_seconds_sum", "failed") - 0.040).abs() < 1e-9);
     assert!((cbk("calls_seconds_max", "successful") - 0.030).abs() < 1e-9);
     assert_eq!(cbk("not_permitted_calls_total", "not_permitted"), 3.0);
-    assert!(text.contains("# TYPE resilience4j_circuitbreaker_not_permitted_calls_total counter"), "{text}");
+    assert!(
+        text.contains("# TYPE resilience4j_circuitbreaker_not_permitted_calls_total counter"),
+        "{text}"
+    );
     assert_eq!(
         v("resilience4j_circuitbreaker_failure_rate{application=\"checkout\",name=\"backendA\"}"),
         50.0
@@ -206,7 +226,10 @@ fn every_module_reads_like_micrometer() {
         "{text}"
     );
     assert_eq!(
-        value(&text, "resilience4j_circuitbreaker_failure_rate{application=\"checkout\",name=\"late\"}"),
+        value(
+            &text,
+            "resilience4j_circuitbreaker_failure_rate{application=\"checkout\",name=\"late\"}"
+        ),
         Some(-1.0),
         "below the minimum number of calls: {text}"
     );

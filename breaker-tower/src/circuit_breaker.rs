@@ -171,6 +171,11 @@ where
             permit.record(classifier.classify(&breaker, &result));
             P::inner(result)
         };
-        boxed(fut, self.layer.span, "circuit_breaker", self.layer.breaker.name())
+        boxed(
+            fut,
+            self.layer.span,
+            "circuit_breaker",
+            self.layer.breaker.name(),
+        )
     }
 }

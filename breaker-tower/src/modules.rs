@@ -222,7 +222,12 @@ where
                 Err(TimeLimiterError::Inner(e)) => P::inner(Err(e)),
             }
         };
-        boxed(fut, self.layer.span, "time_limiter", self.layer.instance.name())
+        boxed(
+            fut,
+            self.layer.span,
+            "time_limiter",
+            self.layer.instance.name(),
+        )
     }
 }
 
@@ -315,6 +320,11 @@ where
                 Err(RateLimiterError::Inner(e)) => P::inner(Err(e)),
             }
         };
-        boxed(fut, self.layer.span, "rate_limiter", self.layer.instance.name())
+        boxed(
+            fut,
+            self.layer.span,
+            "rate_limiter",
+            self.layer.instance.name(),
+        )
     }
 }

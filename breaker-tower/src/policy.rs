@@ -86,12 +86,14 @@ impl<B: Default, E: Send + 'static> Policy<http::Response<B>, E> for ServiceUnav
 /// The response that answers `refusal`: its status, `Retry-After` when known, empty body.
 pub fn refusal_response<B: Default, R: Refusal>(refusal: &R) -> http::Response<B> {
     let mut r = http::Response::new(B::default());
-    *r.status_mut() =
-        http::StatusCode::from_u16(refusal.status()).unwrap_or(http::StatusCode::SERVICE_UNAVAILABLE);
+    *r.status_mut() = http::StatusCode::from_u16(refusal.status())
+        .unwrap_or(http::StatusCode::SERVICE_UNAVAILABLE);
     if let Some(after) = refusal.retry_after() {
         let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
-        r.headers_mut()
-            .insert(http::header::RETRY_AFTER, http::HeaderValue::from(secs.max(1)));
+        r.headers_mut().insert(
+            http::header::RETRY_AFTER,
+            http::HeaderValue::from(secs.max(1)),
+        );
     }
     r
 }

@@ -52,13 +52,25 @@ async fn five_hundreds_fail_four_hundreds_are_ignored_and_rejections_are_errors(
         .layer(CircuitBreakerLayer::new(&registry, "backend"))
         .service(status_service(statuses));
     for _ in 0..3 {
-        let r = svc.ready().await.unwrap().call(Request::new(())).await.unwrap();
+        let r = svc
+            .ready()
+            .await
+            .unwrap()
+            .call(Request::new(()))
+            .await
+            .unwrap();
         assert_eq!(r.status(), 404);
     }
     let cb = registry.circuit_breaker("backend");
     assert_eq!(cb.metrics().number_of_buffered_calls, 0, "4xx are ignored");
     for _ in 0..2 {
-        let r = svc.ready().await.unwrap().call(Request::new(())).await.unwrap();
+        let r = svc
+            .ready()
+            .await
+            .unwrap()
+            .call(Request::new(()))
+            .await
+            .unwrap();
         assert!(r.status().is_server_error());
     }
     assert_eq!(cb.state(), State::Open);
@@ -69,7 +81,9 @@ async fn five_hundreds_fail_four_hundreds_are_ignored_and_rejections_are_errors(
         .call(Request::new(()))
         .await
         .unwrap_err();
-    let rejected = err.downcast_ref::<CallNotPermitted>().expect("a CallNotPermitted");
+    let rejected = err
+        .downcast_ref::<CallNotPermitted>()
+        .expect("a CallNotPermitted");
     assert_eq!(rejected.circuit_breaker_name(), "backend");
 }
 
@@ -81,11 +95,23 @@ async fn a_rejection_can_answer_503_with_retry_after() {
     let mut svc = ServiceBuilder::new()
         .layer(CircuitBreakerLayer::new(&registry, "backend").service_unavailable())
         .service(status_service(statuses));
-    let r: Response<String> = svc.ready().await.unwrap().call(Request::new(())).await.unwrap();
+    let r: Response<String> = svc
+        .ready()
+        .await
+        .unwrap()
+        .call(Request::new(()))
+        .await
+        .unwrap();
     assert_eq!(r.status(), 500);
     // OPEN for 10 s; 2.5 s later 7.5 s remain: Retry-After rounds up to 8.
     clock.advance(Duration::from_millis(2_500));
-    let r = svc.ready().await.unwrap().call(Request::new(())).await.unwrap();
+    let r = svc
+        .ready()
+        .await
+        .unwrap()
+        .call(Request::new(()))
+        .await
+        .unwrap();
     assert_eq!(r.status(), 503);
     assert_eq!(r.headers()["retry-after"], "8");
 }
@@ -140,7 +166,9 @@ async fn a_dropped_call_gives_its_half_open_permit_back() {
         }));
     let stuck = svc.ready().await.unwrap().call(Request::new(()));
     // Polled once (the permit taken, the call pending), then abandoned by a timeout.
-    assert!(tokio::time::timeout(Duration::from_millis(10), stuck).await.is_err());
+    assert!(tokio::time::timeout(Duration::from_millis(10), stuck)
+        .await
+        .is_err());
     assert_eq!(cb.state(), State::HalfOpen);
     let r = svc.ready().await.unwrap().call(Request::new(())).await;
     assert!(r.is_ok(), "the permit came back: {r:?}");
@@ -150,7 +178,10 @@ async fn a_dropped_call_gives_its_half_open_permit_back() {
 #[tokio::test]
 async fn bulkhead_full_answers_503_and_retry_retries() {
     let bulkheads = BulkheadRegistry::with_default_config(
-        BulkheadConfig::builder().max_concurrent_calls(1).build().unwrap(),
+        BulkheadConfig::builder()
+            .max_concurrent_calls(1)
+            .build()
+            .unwrap(),
     );
     let gate = Arc::new(tokio::sync::Notify::new());
     let g = gate.clone();
@@ -166,7 +197,13 @@ async fn bulkhead_full_answers_503_and_retry_retries() {
     let first = tokio::spawn(svc.ready().await.unwrap().call(Request::new(())));
     tokio::task::yield_now().await;
     tokio::time::sleep(Duration::from_millis(20)).await;
-    let r = svc.ready().await.unwrap().call(Request::new(())).await.unwrap();
+    let r = svc
+        .ready()
+        .await
+        .unwrap()
+        .call(Request::new(()))
+        .await
+        .unwrap();
     assert_eq!(r.status(), 503);
     assert!(r.headers().get("retry-after").is_none());
     gate.notify_one();
@@ -197,7 +234,10 @@ async fn bulkhead_full_answers_503_and_retry_retries() {
     assert!(r.is_ok());
     assert_eq!(attempts.load(Ordering::SeqCst), 3);
     assert_eq!(
-        retries.retry("inventory").metrics().number_of_successful_calls_with_retry_attempt,
+        retries
+            .retry("inventory")
+            .metrics()
+            .number_of_successful_calls_with_retry_attempt,
         1
     );
 }

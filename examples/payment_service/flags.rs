@@ -79,7 +79,12 @@ pub struct Flags {
 
     /// Serve /actuator/* and /actuator/prometheus on this port of 127.0.0.1 [default: any
     /// free port]
-    #[arg(long, value_name = "PORT", default_value_t = 0, hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "PORT",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
     pub actuator_port: u16,
 }
 
