@@ -13,22 +13,34 @@ use metrics_exporter_prometheus::PrometheusBuilder;
 use resilience4rs::metrics::MetricsPublisher;
 use resilience4rs::{CircuitBreaker, CircuitBreakerConfig, Registry};
 
+/// A breaker with one subscriber that does nothing: what any event subscription costs in
+/// breaker-core, the share of the meters' cost that is not theirs.
+fn noop_subscribed() -> CircuitBreaker {
+    let cb = Registry::new().circuit_breaker("noop");
+    cb.subscribe(|_| {});
+    cb
+}
+
 fn breakers() -> (CircuitBreaker, CircuitBreaker, MetricsPublisher) {
     let publisher = MetricsPublisher::new([("application", "bench")]);
     // No recorder: bound, but nothing subscribes.
     let plain = Registry::new();
+    let plain_cb = plain.circuit_breaker("plain");
     publisher.bind(&plain);
     // A recorder installed while binding: the breaker's events feed the meters.
     let recorder = Box::leak(Box::new(PrometheusBuilder::new().build_recorder()));
+    // Scraped every second, as in production (it drains the timer's samples).
+    let handle = recorder.handle();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let _ = handle.render();
+    });
     let metered = Registry::new();
+    let metered_cb = metered.circuit_breaker("metered");
     metrics::with_local_recorder(recorder, || {
         publisher.bind(&metered);
     });
-    (
-        plain.circuit_breaker("plain"),
-        metered.circuit_breaker("metered"),
-        publisher,
-    )
+    (plain_cb, metered_cb, publisher)
 }
 
 fn open(cb: &CircuitBreaker) {
@@ -46,6 +58,7 @@ fn per_call(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(2));
     g.sample_size(30);
     let (plain, metered, _publisher) = breakers();
+    let noop = noop_subscribed();
     for round in 1..=2 {
         g.bench_function(format!("closed permit, no recorder ({round})"), |b| {
             b.iter(|| plain.try_acquire_permission().unwrap().on_success())
@@ -53,16 +66,24 @@ fn per_call(c: &mut Criterion) {
         g.bench_function(format!("closed permit, recorder ({round})"), |b| {
             b.iter(|| metered.try_acquire_permission().unwrap().on_success())
         });
+        g.bench_function(format!("closed permit, no-op subscriber ({round})"), |b| {
+            b.iter(|| noop.try_acquire_permission().unwrap().on_success())
+        });
     }
     let (plain, metered, _publisher) = breakers();
+    let noop = noop_subscribed();
     open(&plain);
     open(&metered);
+    open(&noop);
     for round in 1..=2 {
         g.bench_function(format!("open rejection, no recorder ({round})"), |b| {
             b.iter(|| plain.try_acquire_permission().unwrap_err())
         });
         g.bench_function(format!("open rejection, recorder ({round})"), |b| {
             b.iter(|| metered.try_acquire_permission().unwrap_err())
+        });
+        g.bench_function(format!("open rejection, no-op subscriber ({round})"), |b| {
+            b.iter(|| noop.try_acquire_permission().unwrap_err())
         });
     }
     g.finish();
