@@ -16,6 +16,18 @@ pub use global::{
     InitError, CONFIG_ENV, DEFAULT_CONFIG_FILE,
 };
 
+/// Resilience4j's Micrometer meters through the `metrics` facade (feature `metrics`).
+#[cfg(feature = "metrics")]
+pub use breaker_metrics as metrics;
+
+/// Spring Boot Actuator's endpoints as an axum Router (feature `actuator`).
+#[cfg(feature = "actuator")]
+pub use breaker_actuator as actuator;
+
+/// tower Layers for every module (feature `tower`).
+#[cfg(feature = "tower")]
+pub use breaker_tower as tower;
+
 /// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.
 pub use breaker_config as config;
 pub use breaker_config::{
