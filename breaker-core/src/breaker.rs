@@ -19,6 +19,9 @@ use crate::machine::{Machine, OpenWait};
 use crate::metrics::Metrics;
 use crate::names::Name;
 use crate::permit::Permit;
+use crate::shared::{
+    SharedSlot, SharedState, SharedView, TrialEnd, TrialGrant, WeakCircuitBreaker,
+};
 use crate::state::State;
 
 /// A circuit breaker: Resilience4j's `CircuitBreaker`.
@@ -81,6 +84,17 @@ pub(crate) struct Inner {
     subscribers: Subscribers,
     /// Events on their way to the subscribers, in production order.
     delivery: Delivery,
+    /// The store sharing this breaker's state with other processes (issue #16), if any.
+    shared: SharedSlot,
+}
+
+/// Who asked for a machine operation: the hook of an attached store hears about the
+/// transitions of the first two, not of the changes it applies itself.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    Calls,
+    Manual,
+    Store,
 }
 
 /// Keeps the machine (its lock word and window totals are written on every outcome) off the
@@ -126,6 +140,7 @@ impl CircuitBreaker {
                 config: ArcSwap::new(config),
                 subscribers: Subscribers::default(),
                 delivery: Delivery::default(),
+                shared: SharedSlot::new(),
             }),
         };
         let armed = cb.lock().take_armed_timer();
@@ -203,7 +218,7 @@ impl CircuitBreaker {
         &self,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
-        self.with_locked_machine(self.lock(), f)
+        self.with_locked_machine(self.lock(), Origin::Calls, f)
     }
 
     /// [`with_machine`](Self::with_machine) with the lock already taken.
@@ -211,10 +226,12 @@ impl CircuitBreaker {
     fn with_locked_machine<R>(
         &self,
         mut m: SpinMutexGuard<'_, Machine>,
+        origin: Origin,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
         let mut sink = EventSink::default();
         let now = self.now_nanos();
+        let mut moved = None;
         let (r, armed, events) = {
             let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
             if fast != 0 {
@@ -224,7 +241,9 @@ impl CircuitBreaker {
             m.set_quiet(!subscribed);
             let r = f(&mut m, now, &mut sink);
             let word = pack(m.state(), m.generation());
-            if self.inner.word.load(Ordering::Relaxed) != word {
+            let old = self.inner.word.load(Ordering::Relaxed);
+            if old != word {
+                moved = Some((State::from_u8((old & 7) as u8), m.state()));
                 let (reject_before, open_deadline) = fast_rejection_limits(&m);
                 self.inner
                     .reject_before
@@ -251,6 +270,13 @@ impl CircuitBreaker {
             self.inner
                 .delivery
                 .deliver_up_to(end, |kind, at| self.dispatch(kind, at));
+        }
+        if let Some((from, to)) = moved {
+            if origin != Origin::Store {
+                if let Some(store) = self.inner.shared.get() {
+                    store.on_transition(self, from, to, origin == Origin::Manual);
+                }
+            }
         }
         r
     }
@@ -316,7 +342,14 @@ impl CircuitBreaker {
                 .map_err(|refusal| (refusal, now))
         });
         match r {
-            Ok((granted_at, admitted)) => Ok(Permit::new(self, granted_at, admitted)),
+            Ok((granted_at, admitted)) => {
+                if admitted & 7 == State::HalfOpen as u64 {
+                    if let Some(store) = self.inner.shared.get() {
+                        return self.confirm_trial(store.as_ref(), granted_at, admitted);
+                    }
+                }
+                Ok(Permit::new(self, granted_at, admitted))
+            }
             Err((refusal, at)) => Err(CallNotPermitted {
                 name: self.inner.reject_name.clone(),
                 state: refusal.state,
@@ -326,10 +359,96 @@ impl CircuitBreaker {
         }
     }
 
+    /// A HALF_OPEN trial permission the machine granted, confirmed with the attached store
+    /// (which caps the trial calls of every process sharing the breaker).
+    #[cold]
+    fn confirm_trial(
+        &self,
+        store: &dyn SharedState,
+        granted_at: u64,
+        admitted: u64,
+    ) -> Result<Permit<'_>, CallNotPermitted> {
+        match store.acquire_trial(self, admitted >> 3) {
+            TrialGrant::Granted | TrialGrant::Local => Ok(Permit::new(self, granted_at, admitted)),
+            TrialGrant::Refused { until } => {
+                let (state, at) = self.with_machine(|m, now, sink| {
+                    if m.state() != State::Closed {
+                        m.refuse_trial(admitted >> 3, sink);
+                    }
+                    (m.state(), now)
+                });
+                if state == State::Closed {
+                    // The shared state closed meanwhile (the store applied it): admit.
+                    let word = self.inner.word.load(Ordering::Acquire);
+                    return Ok(Permit::new(self, at, word));
+                }
+                Err(CallNotPermitted {
+                    name: self.inner.reject_name.clone(),
+                    state: if state == State::Open {
+                        State::Open
+                    } else {
+                        State::HalfOpen
+                    },
+                    until: if state == State::Open {
+                        self.inner.open_deadline.load(Ordering::Relaxed)
+                    } else {
+                        until
+                    },
+                    at,
+                })
+            }
+        }
+    }
+
+    /// Tells the attached store, if any, that a HALF_OPEN trial call ended.
+    #[inline]
+    fn end_trial(&self, admitted: u64, end: TrialEnd) {
+        if let Some(store) = self.inner.shared.get() {
+            if admitted & 7 == State::HalfOpen as u64 {
+                store.end_trial(self, admitted >> 3, end);
+            }
+        }
+    }
+
     /// Records the outcome of the call admitted as `admitted` (state and generation, see
     /// [`Permit`]) that took `elapsed`.
     #[inline]
     pub(crate) fn record(
+        &self,
+        admitted: u64,
+        outcome: Outcome,
+        elapsed: Duration,
+        error_type: Option<&'static str>,
+    ) {
+        if self.inner.shared.get().is_some() {
+            return self.record_shared(admitted, outcome, elapsed, error_type);
+        }
+        self.record_local(admitted, outcome, elapsed, error_type);
+    }
+
+    /// [`record`](Self::record) with a store attached: the local machine first (its
+    /// events and window), then the store hears how a trial call ended.
+    #[cold]
+    fn record_shared(
+        &self,
+        admitted: u64,
+        outcome: Outcome,
+        elapsed: Duration,
+        error_type: Option<&'static str>,
+    ) {
+        self.record_local(admitted, outcome, elapsed, error_type);
+        let end = match outcome {
+            Outcome::Ignored => TrialEnd::Released,
+            o => TrialEnd::Outcome {
+                failed: o == Outcome::Failure,
+                elapsed,
+            },
+        };
+        self.end_trial(admitted, end);
+    }
+
+    #[inline]
+    fn record_local(
         &self,
         admitted: u64,
         outcome: Outcome,
@@ -347,7 +466,7 @@ impl CircuitBreaker {
         {
             return;
         }
-        self.with_locked_machine(m, |m, now, sink| {
+        self.with_locked_machine(m, Origin::Calls, |m, now, sink| {
             m.on_outcome(outcome, elapsed, error_type, admitted >> 3, now, sink)
         });
     }
@@ -355,12 +474,14 @@ impl CircuitBreaker {
     /// `releasePermission()` for the call admitted as `admitted`.
     pub(crate) fn release(&self, admitted: u64) {
         self.with_machine(|m, now, sink| m.release(admitted >> 3, now, sink));
+        self.end_trial(admitted, TrialEnd::Released);
     }
 
     /// What a permit dropped unused does: hands a HALF_OPEN permission back to the state
     /// that granted it, if that state is still current.
     pub(crate) fn release_if_current(&self, admitted: u64) {
         self.with_machine(|m, now, sink| m.release_if_current(admitted >> 3, now, sink));
+        self.end_trial(admitted, TrialEnd::Released);
     }
 
     /// The breaker's time: the clock's cheap [`recent_nanos`](Clock::recent_nanos) reading,
@@ -410,7 +531,7 @@ impl CircuitBreaker {
     }
 
     fn manual(&self, to: State, wait: OpenWait) -> Result<(), IllegalStateTransition> {
-        let r = self.with_machine(|m, now, sink| {
+        let r = self.with_locked_machine(self.lock(), Origin::Manual, |m, now, sink| {
             let from = m.state();
             m.manual_transition(to, wait, now, sink).map_err(|()| from)
         });
@@ -499,7 +620,70 @@ impl CircuitBreaker {
     /// `reset()`: a fresh CLOSED state from any state, pending timers cancelled. Publishes
     /// `STATE_TRANSITION X->CLOSED` (unless already CLOSED), then `RESET`.
     pub fn reset(&self) {
-        self.with_machine(|m, now, sink| m.reset(now, sink));
+        self.with_locked_machine(self.lock(), Origin::Manual, |m, now, sink| {
+            m.reset(now, sink)
+        });
+    }
+
+    /// Attaches the store that shares this breaker's state with other processes (see
+    /// [`SharedState`]; `breaker_redis` provides one). A breaker has at most one, for life.
+    ///
+    /// # Errors
+    /// The store given, when one is attached already.
+    pub fn attach_shared_state(
+        &self,
+        store: Arc<dyn SharedState>,
+    ) -> Result<(), Arc<dyn SharedState>> {
+        self.inner.shared.set(store)
+    }
+
+    /// Whether a store shares this breaker's state ([`attach_shared_state`](Self::attach_shared_state)).
+    pub fn has_shared_state(&self) -> bool {
+        self.inner.shared.get().is_some()
+    }
+
+    /// Moves the breaker to the state `view` another process decided, without telling the
+    /// attached store (it is the store that calls this). Publishes the transitions' events
+    /// as any transition does. FORCED_OPEN, DISABLED and METRICS_ONLY, set by hand in this
+    /// process, are left as they are; so is a state that already matches (an OPEN breaker
+    /// whose deadline differs takes the new one). Returns whether the state changed.
+    pub fn apply_shared_state(&self, view: SharedView) -> bool {
+        self.with_locked_machine(self.lock(), Origin::Store, |m, now, sink| {
+            m.fire_due_timers(now, sink);
+            let before = (m.state(), m.generation());
+            match (view, m.state()) {
+                (_, State::ForcedOpen | State::Disabled | State::MetricsOnly) => {}
+                (SharedView::Closed, State::Open | State::HalfOpen) => {
+                    let _ = m.transition(State::Closed, OpenWait::NextAttempt, now, sink);
+                }
+                (SharedView::Open { until }, State::Closed | State::HalfOpen) => {
+                    let _ = m.transition(State::Open, OpenWait::Until(until), now, sink);
+                }
+                (SharedView::Open { until }, State::Open) if m.open_deadline() != until => {
+                    let _ = m.transition(State::Open, OpenWait::Until(until), now, sink);
+                }
+                (SharedView::HalfOpen, State::Closed) => {
+                    let _ = m.transition(State::Open, OpenWait::Until(now), now, sink);
+                    let _ = m.transition(State::HalfOpen, OpenWait::NextAttempt, now, sink);
+                }
+                (SharedView::HalfOpen, State::Open) => {
+                    let _ = m.transition(State::HalfOpen, OpenWait::NextAttempt, now, sink);
+                }
+                _ => {}
+            }
+            before != (m.state(), m.generation())
+        })
+    }
+
+    /// The OPEN deadline (epoch ns by the breaker's clock) when the breaker is OPEN.
+    pub fn open_until_nanos(&self) -> Option<u64> {
+        let state = State::from_u8((self.inner.word.load(Ordering::Acquire) & 7) as u8);
+        (state == State::Open).then(|| self.inner.open_deadline.load(Ordering::Relaxed))
+    }
+
+    /// A handle that does not keep the breaker alive.
+    pub fn downgrade_weak(&self) -> WeakCircuitBreaker {
+        WeakCircuitBreaker(Arc::downgrade(&self.inner))
     }
 
     /// Applies a new config to this breaker in place, keeping its state (see the crate docs,

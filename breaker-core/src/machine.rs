@@ -446,6 +446,16 @@ impl Machine {
         }
     }
 
+    /// A trial permission granted by `generation` that a shared store refused: handed back
+    /// if that HALF_OPEN state is current, and counted and published as a rejection.
+    pub fn refuse_trial(&mut self, generation: u64, sink: &mut EventSink) {
+        if self.state == State::HalfOpen && self.generation == generation {
+            self.permits += 1;
+        }
+        self.metrics.not_permitted += 1;
+        self.publish(sink, EventKind::NotPermitted);
+    }
+
     /// Releases a permission only if it was granted by the current HALF_OPEN state object:
     /// what a dropped, unfinished call does (in both modes).
     pub fn release_if_current(&mut self, generation: u64, now: u64, sink: &mut EventSink) {

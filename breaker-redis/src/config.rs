@@ -1,0 +1,2 @@
+pub fn attach_configured() {}
+pub struct ConfiguredStores;

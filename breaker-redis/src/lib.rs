@@ -1,0 +1,43 @@
+//! One circuit breaker across replicas: breaker's state shared through Redis (issue #16).
+//!
+//! Attach a [`RedisStore`] to a [`CircuitBreaker`](breaker_core::CircuitBreaker) (or name
+//! `store: redis` in the configuration, see [`attach_configured`]) and every process that
+//! does the same for a breaker of the same name behaves as one breaker:
+//!
+//! * **Transitions are shared, windows are not.** Each process records its own calls in
+//!   its own sliding window (no Redis request per call); the first process whose window
+//!   trips opens the breaker for all. Detection therefore needs `minimumNumberOfCalls`
+//!   calls in *one* process, not across all of them.
+//! * **OPEN** carries one shared deadline (`open_until`, by Redis's clock): every process
+//!   rejects until it, and [`CallNotPermitted::retry_after`](breaker_core::CallNotPermitted::retry_after)
+//!   reports it. Another process applies an OPEN within
+//!   [`RedisStoreOptions::propagation_bound`] (`refresh_interval + timeout`, 150 ms by
+//!   default). A process that attaches while the shared state is OPEN rejects from its
+//!   first call.
+//! * **HALF_OPEN**: all processes together run at most
+//!   `permittedNumberOfCallsInHalfOpenState` trial calls; each holds a lease in Redis
+//!   that expires after [`RedisStoreOptions::trial_lease`], so a killed process does not
+//!   strand its slot. The trial outcomes, counted in Redis, decide for everyone.
+//! * **CLOSED** is shared too: a HALF_OPEN decided CLOSED, or a manual
+//!   `transition_to_closed_state()` / `reset()`, closes the breaker everywhere.
+//!   FORCED_OPEN, DISABLED and METRICS_ONLY stay local to the process that set them.
+//! * **Keys expire** [`RedisStoreOptions::key_ttl`] after their last change.
+//!
+//! Faults: Redis unreachable, slow or restarted never fails a call. Only calls that trip
+//! the breaker or run as HALF_OPEN trials talk to Redis, each waiting at most
+//! `3 x timeout` (150 ms by default); after a failure the store is marked down (logged
+//! once, without credentials), calls use local state alone, and a background thread
+//! reconnects every `refresh_interval` and re-converges (a local OPEN Redis does not know
+//! is written back; a newer shared state is applied).
+
+mod config;
+mod link;
+mod options;
+mod redact;
+mod scripts;
+mod store;
+
+pub use config::{attach_configured, ConfiguredStores};
+pub use options::RedisStoreOptions;
+pub use redact::redact_url;
+pub use store::{call_path_bound, RedisStore, StoreError};

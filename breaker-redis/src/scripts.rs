@@ -1,0 +1,184 @@
+//! The Lua scripts that read and change a shared breaker. Redis runs each one atomically, so
+//! replicas racing on a transition cannot lose an update: every change is decided inside
+//! the script from the state it reads, by Redis's own clock (`TIME`), so the replicas'
+//! clocks never have to agree.
+//!
+//! Keys: `KEYS[1]` is the breaker's hash, `KEYS[2]` the sorted set of its HALF_OPEN trial
+//! leases (member: lease id, score: expiry in ms). Hash fields: `s` state (0 CLOSED, 1 OPEN,
+//! 2 HALF_OPEN), `e` epoch (grows on every shared transition; a replica that has seen it knows
+//! nothing changed since), `u` OPEN deadline (ms since the epoch, Redis's clock), `a`
+//! attempts (for the OPEN wait's interval function), `ok` / `ko` / `sl` HALF_OPEN trial
+//! successes, failures and slow calls. Every script replies `{flag, s, e, u, a, now}`.
+
+use redis::Script;
+
+/// Reads the state and defines the helpers every script uses.
+const PRELUDE: &str = r#"
+local K, T = KEYS[1], KEYS[2]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local h = redis.call('HMGET', K, 's', 'e', 'u', 'a', 'ok', 'ko', 'sl')
+local s, e, u, a = tonumber(h[1] or 0), tonumber(h[2] or 0), tonumber(h[3] or 0), tonumber(h[4] or 0)
+local ok, ko, sl = tonumber(h[5] or 0), tonumber(h[6] or 0), tonumber(h[7] or 0)
+local function save(ttl)
+  redis.call('HSET', K, 's', s, 'e', e, 'u', u, 'a', a, 'ok', ok, 'ko', ko, 'sl', sl)
+  local keep = ttl
+  if s == 1 and u > now then keep = keep + (u - now) end
+  redis.call('PEXPIRE', K, keep)
+end
+local function newepoch()
+  e = math.max(e + 1, now)
+  ok, ko, sl = 0, 0, 0
+  redis.call('DEL', T)
+end
+local function reply(flag) return {flag, s, e, u, a, now} end
+"#;
+
+/// `READ()`: the state, changing nothing.
+const READ: &str = "return reply(0)";
+
+/// `TRIP(expected_epoch, wait_ms, ttl_ms, force)`: OPEN for `wait_ms` from CLOSED, from a
+/// missing key, from the HALF_OPEN of `expected_epoch` (one this replica has seen), or
+/// always with `force` 1 (a manual transition). An OPEN state is kept: the first replica's
+/// deadline stands. Flag 1 when this call opened it.
+const TRIP: &str = r#"
+if ARGV[4] == '1' or e == 0 or s == 0 or (s == 2 and e == tonumber(ARGV[1])) then
+  s = 1; newepoch(); u = now + tonumber(ARGV[2]); a = a + 1
+  save(tonumber(ARGV[3]))
+  return reply(1)
+end
+return reply(0)
+"#;
+
+/// `LEASE(lease_id, lease_ms, permitted, ttl_ms)`: a HALF_OPEN trial slot for `lease_ms`.
+/// An OPEN state whose deadline has passed moves to HALF_OPEN first (a missing key too: the
+/// replica asking was OPEN, and Redis lost the state). Expired leases are dropped (their
+/// process died or hung), then a lease is granted if leases in flight plus trial outcomes
+/// recorded are fewer than `permitted`. Flag 1 when granted.
+const LEASE: &str = r#"
+local ttl = tonumber(ARGV[4])
+if e == 0 or (s == 1 and now > u) then
+  s = 2; newepoch(); save(ttl)
+end
+if s ~= 2 then return reply(0) end
+redis.call('ZREMRANGEBYSCORE', T, '-inf', now)
+if redis.call('ZCARD', T) + ok + ko < tonumber(ARGV[3]) then
+  local lease = tonumber(ARGV[2])
+  redis.call('ZADD', T, now + lease, ARGV[1])
+  redis.call('PEXPIRE', T, lease + ttl)
+  redis.call('PEXPIRE', K, ttl)
+  return reply(1)
+end
+return reply(0)
+"#;
+
+/// `OUTCOME(lease_id, epoch, kind, slow, minimum_calls, failure_threshold,
+/// slow_threshold, wait_ms, ttl_ms)`: ends a trial lease. `kind` 0 hands the slot back, 1 a
+/// success, 2 a failure. An outcome counts only if its lease is still held (not expired)
+/// in the HALF_OPEN of `epoch`. Once `minimum_calls` outcomes are in, the rates decide for
+/// every replica: OPEN for `wait_ms` if either reaches its threshold (%), else CLOSED. Flag
+/// 1 when this call decided.
+const OUTCOME: &str = r#"
+local removed = redis.call('ZREM', T, ARGV[1])
+if removed == 0 or s ~= 2 or e ~= tonumber(ARGV[2]) or ARGV[3] == '0' then return reply(0) end
+if ARGV[3] == '2' then ko = ko + 1 else ok = ok + 1 end
+if ARGV[4] == '1' then sl = sl + 1 end
+local calls = ok + ko
+local ttl = tonumber(ARGV[9])
+if calls >= tonumber(ARGV[5]) then
+  local failed, slow = ko * 100 / calls, sl * 100 / calls
+  newepoch()
+  if failed >= tonumber(ARGV[6]) or slow >= tonumber(ARGV[7]) then
+    s = 1; u = now + tonumber(ARGV[8]); a = a + 1
+  else
+    s = 0; u = 0; a = 0
+  end
+  save(ttl)
+  return reply(1)
+end
+save(ttl)
+return reply(0)
+"#;
+
+/// `CLOSE(ttl_ms)`: CLOSED for every replica (a manual `transition_to_closed_state()` or
+/// `reset()`).
+const CLOSE: &str = r#"
+s = 0; newepoch(); u = 0; a = 0
+save(tonumber(ARGV[1]))
+return reply(1)
+"#;
+
+/// The five scripts, each loaded once per connection (`EVALSHA`, `EVAL` after a Redis
+/// restart emptied the script cache).
+pub(crate) struct Scripts {
+    pub read: Script,
+    pub trip: Script,
+    pub lease: Script,
+    pub outcome: Script,
+    pub close: Script,
+}
+
+impl Scripts {
+    pub fn new() -> Self {
+        let s = |body: &str| Script::new(&format!("{PRELUDE}\n{body}"));
+        Scripts {
+            read: s(READ),
+            trip: s(TRIP),
+            lease: s(LEASE),
+            outcome: s(OUTCOME),
+            close: s(CLOSE),
+        }
+    }
+}
+
+/// A script's reply: the shared state after it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reply {
+    /// The script's flag (opened, granted, decided).
+    pub flag: bool,
+    pub state: SharedState,
+    /// 0 when the key does not exist.
+    pub epoch: u64,
+    /// OPEN deadline, ms by Redis's clock.
+    pub until_ms: u64,
+    pub attempts: u32,
+    /// Redis's clock when the script ran, ms.
+    pub now_ms: u64,
+}
+
+/// The shared state's code in the hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SharedState {
+    Closed,
+    Open,
+    HalfOpen,
+}
+
+impl Reply {
+    pub fn parse(v: &[i64]) -> redis::RedisResult<Reply> {
+        if v.len() != 6 {
+            return Err(redis::RedisError::from((
+                redis::ErrorKind::TypeError,
+                "unexpected script reply",
+            )));
+        }
+        let state = match v[1] {
+            1 => SharedState::Open,
+            2 => SharedState::HalfOpen,
+            _ => SharedState::Closed,
+        };
+        Ok(Reply {
+            flag: v[0] == 1,
+            state,
+            epoch: v[2].max(0) as u64,
+            until_ms: v[3].max(0) as u64,
+            attempts: v[4].clamp(0, u32::MAX as i64) as u32,
+            now_ms: v[5].max(0) as u64,
+        })
+    }
+
+    /// Whether the OPEN wait has passed (a trial may move it to HALF_OPEN).
+    pub fn open_expired(&self) -> bool {
+        self.state == SharedState::Open && self.now_ms > self.until_ms
+    }
+}

@@ -1,0 +1,286 @@
+//! [`RedisStore`]: the connection to Redis, its health, and the background refresher.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use breaker_core::CircuitBreaker;
+use redis::{Client, Connection};
+
+use crate::link::Link;
+use crate::options::RedisStoreOptions;
+use crate::redact::{redact_url, scrub, secrets};
+use crate::scripts::{Reply, Scripts};
+
+/// What can go wrong setting a store up. Never carries a credential.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The URL is not a Redis URL (`redis://host:port/db`, `rediss://`, `redis+unix://`).
+    #[error("invalid Redis URL {url}: {reason}")]
+    InvalidUrl {
+        /// The URL without its credentials.
+        url: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The breaker already shares its state through a store.
+    #[error("circuit breaker '{name}' already has a shared state store")]
+    AlreadyAttached {
+        /// The breaker's name.
+        name: String,
+    },
+}
+
+/// Shares circuit breakers' state between processes through one Redis server: attach each
+/// breaker with [`attach`](Self::attach). Cheap to clone (clones are the same store).
+///
+/// Redis being unreachable, slow or restarted never fails a call: see the crate docs for
+/// the bounds. Dropping the last clone stops the background refresher; attached breakers
+/// then go on with their local state.
+#[derive(Clone)]
+pub struct RedisStore {
+    pub(crate) inner: Arc<StoreInner>,
+}
+
+pub(crate) struct StoreInner {
+    client: Client,
+    /// The URL without credentials, for logs.
+    address: String,
+    /// The URL's secrets, scrubbed from every message logged.
+    secrets: Vec<String>,
+    pub(crate) options: RedisStoreOptions,
+    pub(crate) scripts: Scripts,
+    /// The connection of the call path (trips, trial leases and outcomes).
+    call: Mutex<Option<Connection>>,
+    /// The last request succeeded; while false only the refresher talks to Redis.
+    up: AtomicBool,
+    /// "Unreachable" was logged for the current outage.
+    down_logged: AtomicBool,
+    pub(crate) links: Mutex<Vec<Arc<Link>>>,
+    /// Unique per process and store: the prefix of lease ids.
+    pub(crate) tag: String,
+    pub(crate) lease_seq: AtomicU64,
+}
+
+impl RedisStore {
+    /// A store for the Redis server at `url` (`redis://[user:password@]host:port[/db]`).
+    /// It does not wait for Redis: an unreachable server is logged once and retried in the
+    /// background every `refresh_interval`, breakers meanwhile using their local state.
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidUrl`] when `url` does not parse.
+    pub fn open(url: &str, options: RedisStoreOptions) -> Result<RedisStore, StoreError> {
+        let client = Client::open(url).map_err(|e| StoreError::InvalidUrl {
+            url: redact_url(url),
+            reason: scrub(&e.to_string(), &secrets(url)),
+        })?;
+        let inner = Arc::new(StoreInner {
+            client,
+            address: redact_url(url),
+            secrets: secrets(url),
+            options: options.sanitized(),
+            scripts: Scripts::new(),
+            call: Mutex::new(None),
+            up: AtomicBool::new(true),
+            down_logged: AtomicBool::new(false),
+            links: Mutex::new(Vec::new()),
+            tag: format!("{}-{:08x}", std::process::id(), fastrand::u32(..)),
+            lease_seq: AtomicU64::new(0),
+        });
+        spawn_refresher(Arc::downgrade(&inner));
+        Ok(RedisStore { inner })
+    }
+
+    /// Shares `breaker`'s state through this store. Reads the shared state first (waiting
+    /// at most `3 x timeout`), so a breaker attached while the shared state is OPEN
+    /// rejects from its first call.
+    ///
+    /// # Errors
+    /// [`StoreError::AlreadyAttached`] when the breaker has a store already.
+    pub fn attach(&self, breaker: &CircuitBreaker) -> Result<(), StoreError> {
+        let link = Arc::new(Link::new(&self.inner, breaker));
+        if breaker.attach_shared_state(link.clone()).is_err() {
+            return Err(StoreError::AlreadyAttached {
+                name: breaker.name().to_string(),
+            });
+        }
+        link.refresh(&self.inner, breaker, true);
+        self.inner.links.lock().unwrap().push(link);
+        Ok(())
+    }
+
+    /// Whether the last request to Redis succeeded.
+    pub fn is_reachable(&self) -> bool {
+        self.inner.up.load(Ordering::Relaxed)
+    }
+
+    /// The server's address, without credentials.
+    pub fn address(&self) -> &str {
+        &self.inner.address
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &RedisStoreOptions {
+        &self.inner.options
+    }
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("address", &self.inner.address)
+            .field("reachable", &self.is_reachable())
+            .finish()
+    }
+}
+
+impl StoreInner {
+    fn connect(&self) -> redis::RedisResult<Connection> {
+        let t = self.options.timeout;
+        let con = self.client.get_connection_with_timeout(t)?;
+        con.set_read_timeout(Some(t))?;
+        con.set_write_timeout(Some(t))?;
+        Ok(con)
+    }
+
+    /// Runs one request on the call-path connection; `None` (at once) while Redis is
+    /// known to be down, or when this request fails (Redis is then marked down).
+    pub(crate) fn call<T>(
+        &self,
+        f: impl FnOnce(&mut Connection, &Scripts) -> redis::RedisResult<T>,
+    ) -> Option<T> {
+        if !self.up.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut slot = self.call.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.up.load(Ordering::Relaxed) {
+            return None;
+        }
+        if slot.is_none() {
+            match self.connect() {
+                Ok(c) => *slot = Some(c),
+                Err(e) => {
+                    self.mark_down(&e);
+                    return None;
+                }
+            }
+        }
+        let con = slot.as_mut().expect("connected above");
+        match f(con, &self.scripts) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                *slot = None;
+                self.mark_down(&e);
+                None
+            }
+        }
+    }
+
+    fn mark_down(&self, e: &redis::RedisError) {
+        self.up.store(false, Ordering::Relaxed);
+        if !self.down_logged.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                target: "breaker_redis",
+                redis = %self.address,
+                error = %scrub(&e.to_string(), &self.secrets),
+                "Redis unreachable: circuit breakers use their local state until it is back"
+            );
+        }
+    }
+
+    fn mark_up(&self) {
+        self.up.store(true, Ordering::Relaxed);
+        if self.down_logged.swap(false, Ordering::Relaxed) {
+            tracing::info!(
+                target: "breaker_redis",
+                redis = %self.address,
+                "Redis reachable again: circuit breakers share their state again"
+            );
+        }
+    }
+
+    /// A fresh lease id, unique across processes.
+    pub(crate) fn lease_id(&self) -> String {
+        let n = self.lease_seq.fetch_add(1, Ordering::Relaxed);
+        format!("{}-{n}", self.tag)
+    }
+}
+
+/// Every `refresh_interval`: reconnects when Redis is down, then reads the shared state of
+/// every attached breaker and applies it. Ends when the store is dropped.
+fn spawn_refresher(store: Weak<StoreInner>) {
+    let spawned = std::thread::Builder::new()
+        .name("breaker-redis-refresh".into())
+        .spawn(move || {
+            let mut con: Option<Connection> = None;
+            loop {
+                let interval = match store.upgrade() {
+                    Some(s) => s.options.refresh_interval,
+                    None => return,
+                };
+                std::thread::sleep(interval);
+                let Some(s) = store.upgrade() else { return };
+                refresh_once(&s, &mut con);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(target: "breaker_redis", error = %e, "cannot start the Redis refresher thread");
+    }
+}
+
+fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
+    if con.is_none() {
+        match s.connect() {
+            Ok(c) => *con = Some(c),
+            Err(e) => {
+                s.mark_down(&e);
+                return;
+            }
+        }
+    }
+    let links: Vec<Arc<Link>> = s.links.lock().unwrap().clone();
+    let c = con.as_mut().expect("connected above");
+    // One round trip for all the breakers.
+    let mut pipe = redis::pipe();
+    for l in &links {
+        pipe.cmd("EVALSHA")
+            .arg(s.scripts.read.get_hash())
+            .arg(2)
+            .arg(&l.key)
+            .arg(&l.trials_key);
+    }
+    let replies: redis::RedisResult<Vec<Vec<i64>>> = if links.is_empty() {
+        redis::cmd("PING").query::<String>(c).map(|_| Vec::new())
+    } else {
+        match pipe.query(c) {
+            Err(e) if e.kind() == redis::ErrorKind::NoScriptError => {
+                // Redis restarted with an empty script cache: load and read one by one.
+                links
+                    .iter()
+                    .map(|l| s.scripts.read.key(&l.key).key(&l.trials_key).invoke(c))
+                    .collect()
+            }
+            r => r,
+        }
+    };
+    match replies {
+        Ok(replies) => {
+            s.mark_up();
+            for (l, r) in links.iter().zip(replies) {
+                if let (Some(cb), Ok(reply)) = (l.breaker.upgrade(), Reply::parse(&r)) {
+                    l.reconcile(s, &cb, reply);
+                }
+            }
+        }
+        Err(e) => {
+            *con = None;
+            s.mark_down(&e);
+        }
+    }
+}
+
+/// How long a call may wait on Redis at most: connect, send and receive, each bounded by
+/// `timeout`.
+pub fn call_path_bound(options: &RedisStoreOptions) -> Duration {
+    options.timeout * 3
+}

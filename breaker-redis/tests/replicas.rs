@@ -1,0 +1,357 @@
+//! Three OS processes share one breaker through a real `redis-server` (issue #16): each
+//! replica is this test binary run again in child mode (`replica_process`), driven by
+//! commands on its stdin. Every test starts its own server on a free loopback port.
+
+mod support;
+
+use std::io::BufRead;
+use std::time::{Duration, Instant};
+
+use breaker_core::{CircuitBreaker, CircuitBreakerConfig, Permit};
+use breaker_redis::{RedisStore, RedisStoreOptions};
+use support::{wall_ms, RedisServer, Replica, ReplicaSpec};
+
+/// The replicas' store options: the defaults (refresh 100 ms, timeout 50 ms).
+fn options(lease_ms: u64) -> RedisStoreOptions {
+    RedisStoreOptions {
+        trial_lease: Duration::from_millis(lease_ms),
+        ..RedisStoreOptions::default()
+    }
+}
+
+/// 150 ms: the documented propagation bound (refresh_interval + timeout).
+fn bound_ms() -> u64 {
+    options(1000).propagation_bound().as_millis() as u64
+}
+
+/// Time a process needs to wake up and write a line on this shared 2-core machine, on top
+/// of the bound.
+const SLACK_MS: u64 = 40;
+
+/// The child side: one breaker (count window of 4, 4 calls minimum, 50 %, 2 trial calls)
+/// shared through the store, answering one line per command.
+#[test]
+fn replica_process() {
+    if std::env::var("BREAKER_REDIS_REPLICA").is_err() {
+        return;
+    }
+    let env = |k: &str| std::env::var(k).unwrap();
+    let wait_ms: u64 = env("REPLICA_WAIT_MS").parse().unwrap();
+    let lease_ms: u64 = env("REPLICA_LEASE_MS").parse().unwrap();
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_size(4)
+        .minimum_number_of_calls(4)
+        .failure_rate_threshold(50.0)
+        .permitted_number_of_calls_in_half_open_state(2)
+        .wait_duration_in_open_state(Duration::from_millis(wait_ms))
+        .build()
+        .unwrap();
+    let cb: &'static CircuitBreaker =
+        Box::leak(Box::new(CircuitBreaker::new(env("REPLICA_NAME"), config)));
+    let store = RedisStore::open(&env("REPLICA_URL"), options(lease_ms)).unwrap();
+    store.attach(cb).unwrap();
+    let mut held: Vec<Permit<'static>> = Vec::new();
+    let say = |s: String| println!("@@ {s}");
+    say("ready".into());
+    let rejected = |e: breaker_core::CallNotPermitted| {
+        format!(
+            "rejected {} {}",
+            e.state(),
+            e.retry_after().map_or(-1, |d| d.as_millis() as i64)
+        )
+    };
+    for line in std::io::stdin().lock().lines() {
+        let line = line.unwrap();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["fail", n] => {
+                let mut max = Duration::ZERO;
+                for _ in 0..n.parse::<u32>().unwrap() {
+                    let t = Instant::now();
+                    if let Ok(p) = cb.try_acquire_permission() {
+                        p.on_error();
+                    }
+                    max = max.max(t.elapsed());
+                }
+                say(format!(
+                    "done {} {} {}",
+                    cb.state(),
+                    wall_ms(),
+                    max.as_micros()
+                ));
+            }
+            ["watch"] => {
+                let end = Instant::now() + Duration::from_secs(10);
+                let answer = loop {
+                    match cb.try_acquire_permission() {
+                        Ok(p) => p.on_success(),
+                        Err(e) => break format!("{} {}", rejected(e), wall_ms()),
+                    }
+                    if Instant::now() > end {
+                        break "timeout".into();
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                };
+                say(answer);
+            }
+            ["probe"] => say(match cb.try_acquire_permission() {
+                Ok(p) => {
+                    let s = format!("admitted {}", p.admitted_in());
+                    p.on_success();
+                    s
+                }
+                Err(e) => rejected(e),
+            }),
+            ["poll_admit"] => {
+                let end = Instant::now() + Duration::from_secs(10);
+                let answer = loop {
+                    if let Ok(p) = cb.try_acquire_permission() {
+                        let s = format!("admitted {} {}", p.admitted_in(), wall_ms());
+                        held.push(p);
+                        break s;
+                    }
+                    if Instant::now() > end {
+                        break "timeout".into();
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                };
+                say(answer);
+            }
+            ["hold"] => say(match cb.try_acquire_permission() {
+                Ok(p) => {
+                    let s = format!("admitted {}", p.admitted_in());
+                    held.push(p);
+                    s
+                }
+                Err(e) => rejected(e),
+            }),
+            ["finish", how] => {
+                let n = held.len();
+                for p in held.drain(..) {
+                    if *how == "ok" {
+                        p.on_success();
+                    } else {
+                        p.on_error();
+                    }
+                }
+                say(format!("finished {n} {}", cb.state()));
+            }
+            ["wait_state", s, ms] => {
+                let end = Instant::now() + Duration::from_millis(ms.parse().unwrap());
+                let answer = loop {
+                    if cb.state().to_string() == *s {
+                        break format!("state_at {}", wall_ms());
+                    }
+                    if Instant::now() > end {
+                        break format!("timeout {}", cb.state());
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                };
+                say(answer);
+            }
+            ["state"] => say(format!("state {}", cb.state())),
+            _ => say(format!("unknown command {line}")),
+        }
+    }
+}
+
+fn field<T: std::str::FromStr>(line: &str, i: usize) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    line.split_whitespace()
+        .nth(i)
+        .unwrap_or_else(|| panic!("no field {i} in {line:?}"))
+        .parse()
+        .unwrap()
+}
+
+fn spawn3(url: &str, name: &str, wait_ms: u64, lease_ms: u64) -> Vec<Replica> {
+    (0..3)
+        .map(|_| {
+            Replica::spawn(&ReplicaSpec {
+                url,
+                name,
+                wait_ms,
+                lease_ms,
+            })
+        })
+        .collect()
+}
+
+/// One process trips the breaker; the two others reject within the bound, with a
+/// `retry_after` that counts down to the shared deadline.
+#[test]
+fn one_process_trips_and_the_others_reject_within_the_bound() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let wait_ms = 3000;
+    let mut r = spawn3(&redis.url(), "trip", wait_ms, 1000);
+    r[1].send("watch");
+    r[2].send("watch");
+    std::thread::sleep(Duration::from_millis(300));
+    let done = r[0].ask("fail 4");
+    assert!(done.starts_with("done OPEN"), "{done}");
+    let tripped: u64 = field(&done, 2);
+    for replica in &mut r[1..] {
+        let line = replica.read();
+        assert!(line.starts_with("rejected OPEN"), "{line}");
+        let retry_after: u64 = field(&line, 2);
+        let at: u64 = field(&line, 3);
+        let delay = at.saturating_sub(tripped);
+        assert!(
+            delay <= bound_ms() + SLACK_MS,
+            "rejected {delay} ms after the trip (bound {} ms)",
+            bound_ms()
+        );
+        // The shared deadline: wait_ms after the trip, seen `delay` ms later (+1 ms for the
+        // strict deadline, up to 1 ms for Redis's ms clock and a round trip of mapping).
+        let expected = wait_ms - delay;
+        assert!(
+            retry_after <= wait_ms + 5 && retry_after + 20 >= expected,
+            "retry_after {retry_after} ms, expected about {expected} ms"
+        );
+    }
+}
+
+/// After the shared OPEN wait, the three processes together get exactly
+/// `permittedNumberOfCallsInHalfOpenState` (2) trial calls; their successes close the
+/// breaker for all of them.
+#[test]
+fn half_open_trials_across_processes_never_exceed_the_permitted_number() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let wait_ms = 600;
+    let mut r = spawn3(&redis.url(), "trials", wait_ms, 5000);
+    assert!(r[0].ask("fail 4").starts_with("done OPEN"));
+    for replica in &mut r[1..] {
+        assert!(replica
+            .ask(&format!("wait_state OPEN {}", bound_ms() + SLACK_MS))
+            .starts_with("state_at"));
+    }
+    std::thread::sleep(Duration::from_millis(wait_ms + 50));
+    let mut admitted = 0;
+    for round in 0..3 {
+        for (i, replica) in r.iter_mut().enumerate() {
+            let a = replica.ask("hold");
+            if a.starts_with("admitted") {
+                assert_eq!(a, "admitted HALF_OPEN", "round {round} replica {i}");
+                admitted += 1;
+            } else {
+                assert!(a.starts_with("rejected"), "{a}");
+            }
+        }
+    }
+    assert_eq!(admitted, 2, "trial calls admitted across the 3 processes");
+    let t0 = wall_ms();
+    for replica in &mut r {
+        assert!(replica.ask("finish ok").starts_with("finished"));
+    }
+    for replica in &mut r {
+        let a = replica.ask(&format!("wait_state CLOSED {}", bound_ms() + SLACK_MS));
+        assert!(a.starts_with("state_at"), "{a}");
+        let at: u64 = field(&a, 1);
+        assert!(at - t0 <= bound_ms() + SLACK_MS + 50);
+    }
+}
+
+/// A process killed (SIGKILL) while holding both trial slots does not strand HALF_OPEN:
+/// the others are refused until its leases expire, then admitted.
+#[test]
+fn a_killed_process_frees_its_trial_slots_when_its_leases_expire() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (wait_ms, lease_ms) = (400, 1000);
+    let mut r = spawn3(&redis.url(), "killed", wait_ms, lease_ms);
+    assert!(r[0].ask("fail 4").starts_with("done OPEN"));
+    std::thread::sleep(Duration::from_millis(wait_ms + 50));
+    assert_eq!(r[0].ask("hold"), "admitted HALF_OPEN");
+    assert_eq!(r[0].ask("hold"), "admitted HALF_OPEN");
+    let leased = wall_ms();
+    let killed = r.remove(0);
+    killed.kill();
+    std::thread::sleep(Duration::from_millis(bound_ms()));
+    let refused = r[0].ask("probe");
+    assert!(refused.starts_with("rejected HALF_OPEN"), "{refused}");
+    let admitted = r[1].ask("poll_admit");
+    assert!(admitted.starts_with("admitted HALF_OPEN"), "{admitted}");
+    let at: u64 = field(&admitted, 2);
+    let after = at - leased;
+    assert!(
+        after + 20 >= lease_ms && after <= lease_ms + 300,
+        "admitted {after} ms after the dead process took its leases ({lease_ms} ms)"
+    );
+}
+
+/// Redis killed mid-run: a process trips on its own state without waiting on Redis
+/// beyond the bound; when Redis comes back (empty), that OPEN is written back and the
+/// other processes reject within two refreshes.
+#[test]
+fn redis_restarted_mid_run_reconverges() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let mut r = spawn3(&redis.url(), "restart", 5000, 1000);
+    assert_eq!(r[1].ask("probe"), "admitted CLOSED");
+    redis.stop();
+    let done = r[0].ask("fail 4");
+    assert!(done.starts_with("done OPEN"), "{done}");
+    let max_call_us: u64 = field(&done, 3);
+    let call_bound_us = breaker_redis::call_path_bound(&options(1000)).as_micros() as u64;
+    assert!(
+        max_call_us <= call_bound_us,
+        "a call took {max_call_us} us with Redis down (bound {call_bound_us} us)"
+    );
+    // Without Redis the others keep their own state.
+    assert_eq!(r[1].ask("probe"), "admitted CLOSED");
+    redis.restart();
+    let back = wall_ms();
+    for replica in &mut r[1..] {
+        replica.send("watch");
+    }
+    for replica in &mut r[1..] {
+        let line = replica.read();
+        assert!(line.starts_with("rejected OPEN"), "{line}");
+        let at: u64 = field(&line, 3);
+        assert!(
+            at - back <= 2 * bound_ms() + SLACK_MS,
+            "rejected {} ms after Redis came back",
+            at - back
+        );
+    }
+}
+
+/// Every process restarted while the shared state is OPEN: a new process rejects from its
+/// first call, until the same deadline.
+#[test]
+fn processes_restarted_while_open_find_it_open() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let wait_ms = 4000;
+    let mut r = spawn3(&redis.url(), "reborn", wait_ms, 1000);
+    let done = r[0].ask("fail 4");
+    let tripped: u64 = field(&done, 2);
+    for replica in r {
+        replica.kill();
+    }
+    let spec = ReplicaSpec {
+        url: &redis.url(),
+        name: "reborn",
+        wait_ms,
+        lease_ms: 1000,
+    };
+    let mut fresh = Replica::spawn(&spec);
+    let first = fresh.ask("probe");
+    let now = wall_ms();
+    assert!(first.starts_with("rejected OPEN"), "{first}");
+    let retry_after: u64 = field(&first, 2);
+    let left = wait_ms - (now - tripped);
+    assert!(
+        retry_after <= left + 20 && retry_after + 20 >= left,
+        "retry_after {retry_after} ms, {left} ms of the shared wait left"
+    );
+}
