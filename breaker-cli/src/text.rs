@@ -90,6 +90,7 @@ pub fn render(loaded: &Loaded) -> String {
         }
     }
     modules(&mut out, &loaded.modules);
+    shared_state(&mut out, &loaded.shared_store);
     if loaded.warnings.is_empty() {
         out.push_str("No warnings.\n");
     } else {
@@ -188,4 +189,52 @@ fn modules(out: &mut String, m: &ModulesConfig) {
         "Aspect order, outermost layer first: {}\n",
         layers.join(" > ")
     );
+}
+
+/// breaker's `breaker.*` extension keys: which breakers share their state through Redis.
+fn shared_state(out: &mut String, c: &breaker_config::SharedStoreConfig) {
+    if *c == breaker_config::SharedStoreConfig::default() {
+        return;
+    }
+    out.push_str("Shared state (breaker.*, ignored by Spring):\n");
+    for (name, kind) in &c.instances {
+        let key = format!("breaker.circuitbreaker.instances.{name}.store");
+        let at = c
+            .origins
+            .get(&key)
+            .map(|o| format!("  ({o})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  circuit breaker '{name}': store {}{at}", kind.name());
+    }
+    let r = &c.redis;
+    let ms = |d: Option<std::time::Duration>, default: &str| {
+        d.map_or(format!("{default} (default)"), |d| {
+            format!("{} ms", d.as_millis())
+        })
+    };
+    if let Some(url) = &r.url {
+        let _ = writeln!(
+            out,
+            "  redis url: {}",
+            breaker_config::SharedStoreConfig::redacted_url(url)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  redis key-prefix: {}",
+        r.key_prefix.as_deref().unwrap_or("breaker: (default)")
+    );
+    let _ = writeln!(
+        out,
+        "  redis refresh-interval: {}",
+        ms(r.refresh_interval, "100 ms")
+    );
+    let _ = writeln!(out, "  redis timeout: {}", ms(r.timeout, "50 ms"));
+    let _ = writeln!(
+        out,
+        "  redis trial-lease: {}",
+        ms(r.trial_lease, "10000 ms")
+    );
+    let _ = writeln!(out, "  redis key-ttl: {}", ms(r.key_ttl, "86400000 ms"));
+    out.push('\n');
 }

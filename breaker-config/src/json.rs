@@ -212,6 +212,9 @@ pub fn report(loaded: &Loaded) -> Value {
     });
     if let Value::Object(m) = &mut out {
         m.extend(loaded.modules.report());
+        if loaded.shared_store != crate::SharedStoreConfig::default() {
+            m.insert("sharedState".into(), loaded.shared_store.report());
+        }
     }
     out
 }

@@ -68,6 +68,7 @@ mod registry_build;
 mod relaxed;
 mod resolve;
 mod schema;
+mod shared_store;
 mod spring;
 mod to_core;
 mod validate;
@@ -91,6 +92,7 @@ pub use property::{Document, Element, Property, ValueKind};
 pub use registry_build::{
     core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
 };
+pub use shared_store::{RedisSettings, SharedStoreConfig, StoreKind};
 pub use spring::SpringConfig;
 pub use watch::Watch;
 

@@ -64,6 +64,11 @@ pub struct Loaded {
     pub management: ManagementConfig,
     /// `management.*` values Spring Boot could not bind (part of [`errors`](Self::errors)).
     pub management_errors: Vec<crate::ConfigError>,
+    /// breaker's own `breaker.*` keys: which instances share their state through Redis,
+    /// and the Redis settings (issue #16).
+    pub shared_store: crate::SharedStoreConfig,
+    /// `breaker.*` values that are not valid (part of [`errors`](Self::errors)).
+    pub shared_store_errors: Vec<crate::ConfigError>,
 }
 
 impl Loaded {
@@ -73,6 +78,7 @@ impl Loaded {
         let mut out = self.config.all_errors();
         out.extend(self.modules.all_errors());
         out.extend(self.management_errors.iter());
+        out.extend(self.shared_store_errors.iter());
         out
     }
 }
@@ -233,6 +239,8 @@ impl Loader {
         let modules = crate::modules::load(&refs, &resolver, &mut warnings);
         let (management, management_errors) =
             crate::management::read(&refs, &resolver, &mut warnings);
+        let (shared_store, shared_store_errors) =
+            crate::shared_store::read(&refs, &resolver, &mut warnings);
         Ok(Loaded {
             config,
             modules,
@@ -240,6 +248,8 @@ impl Loader {
             documents: active,
             management,
             management_errors,
+            shared_store,
+            shared_store_errors,
         })
     }
 }

@@ -173,7 +173,7 @@ impl ManagementConfig {
 }
 
 /// One value of the files, after precedence: the property (or the list items) that win.
-enum Found<'a> {
+pub(crate) enum Found<'a> {
     Scalar(&'a Property),
     List(Vec<&'a Property>),
 }
@@ -346,13 +346,13 @@ fn is_scalar_key(p: &Property) -> bool {
 }
 
 /// Whether `p`'s name begins with `prefix` (relaxed).
-fn starts(p: &Property, prefix: &[&str]) -> bool {
+pub(crate) fn starts(p: &Property, prefix: &[&str]) -> bool {
     p.name.len() >= prefix.len() && prefix.iter().zip(&p.name).all(|(k, e)| e.is(k))
 }
 
 /// The winning value of the key `name`: the highest-precedence document that writes it, as a
 /// scalar or as indexed list items (taken whole from that document, as Spring does).
-fn find<'a>(docs: &[&'a Document], name: &[&str]) -> Option<Found<'a>> {
+pub(crate) fn find<'a>(docs: &[&'a Document], name: &[&str]) -> Option<Found<'a>> {
     for d in docs.iter().rev() {
         let items: Vec<&Property> = d
             .properties
@@ -381,7 +381,7 @@ fn find<'a>(docs: &[&'a Document], name: &[&str]) -> Option<Found<'a>> {
     None
 }
 
-fn error(p: &Property, text: &str, message: String, allowed: &str) -> ConfigError {
+pub(crate) fn error(p: &Property, text: &str, message: String, allowed: &str) -> ConfigError {
     ConfigError {
         origin: Some(p.value_origin.clone()),
         key: p.key.clone(),
@@ -391,15 +391,15 @@ fn error(p: &Property, text: &str, message: String, allowed: &str) -> ConfigErro
     }
 }
 
-struct Reader<'r, 'a> {
-    resolver: &'r Resolver<'a>,
-    errors: &'r mut Vec<ConfigError>,
+pub(crate) struct Reader<'r, 'a> {
+    pub(crate) resolver: &'r Resolver<'a>,
+    pub(crate) errors: &'r mut Vec<ConfigError>,
 }
 
 impl Reader<'_, '_> {
     /// `p`'s value with placeholders resolved, trimmed; `None` (and an error) when a
     /// placeholder does not resolve.
-    fn resolved(&mut self, p: &Property) -> Option<String> {
+    pub(crate) fn resolved(&mut self, p: &Property) -> Option<String> {
         match self.resolver.resolve(&p.value) {
             Ok(t) => Some(t.trim().to_string()),
             Err(m) => {
@@ -433,7 +433,11 @@ impl Reader<'_, '_> {
         }
     }
 
-    fn text<'a>(&mut self, docs: &[&'a Document], name: &[&str]) -> Option<(&'a Property, String)> {
+    pub(crate) fn text<'a>(
+        &mut self,
+        docs: &[&'a Document],
+        name: &[&str],
+    ) -> Option<(&'a Property, String)> {
         match find(docs, name)? {
             Found::Scalar(p) => {
                 let v = self.resolved(p)?;

@@ -37,7 +37,7 @@ mod redact;
 mod scripts;
 mod store;
 
-pub use config::{attach_configured, ConfiguredStores};
+pub use config::{attach_configured, options_from, ConfiguredStores};
 pub use options::RedisStoreOptions;
 pub use redact::redact_url;
 pub use store::{call_path_bound, RedisStore, StoreError};

@@ -23,6 +23,9 @@ pub enum StoreError {
         /// Why it was refused.
         reason: String,
     },
+    /// An instance has `store: redis` but `breaker.redis.url` is not set.
+    #[error("store: redis needs breaker.redis.url")]
+    MissingUrl,
     /// The breaker already shares its state through a store.
     #[error("circuit breaker '{name}' already has a shared state store")]
     AlreadyAttached {
