@@ -1,0 +1,237 @@
+//! The store in one process: several "replicas" (each its own breaker and store, so its own
+//! connections and refresher) against a real `redis-server`, and the fault bounds against
+//! a Redis that refuses connections or never answers.
+
+mod support;
+
+use std::net::TcpListener;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use breaker_core::{CircuitBreaker, CircuitBreakerConfig, Registry, State};
+use breaker_redis::{call_path_bound, RedisStore, RedisStoreOptions};
+use redis::Commands;
+use support::RedisServer;
+
+fn config(wait_ms: u64) -> CircuitBreakerConfig {
+    CircuitBreakerConfig::builder()
+        .sliding_window_size(2)
+        .minimum_number_of_calls(2)
+        .permitted_number_of_calls_in_half_open_state(1)
+        .wait_duration_in_open_state(Duration::from_millis(wait_ms))
+        .build()
+        .unwrap()
+}
+
+fn replica(url: &str, name: &str, wait_ms: u64, options: RedisStoreOptions) -> CircuitBreaker {
+    let cb = CircuitBreaker::new(name, config(wait_ms));
+    let store = RedisStore::open(url, options).unwrap();
+    store.attach(&cb).unwrap();
+    // The breaker holds the store's link, the store's refresher runs while the store lives.
+    std::mem::forget(store);
+    cb
+}
+
+fn trip(cb: &CircuitBreaker) {
+    for _ in 0..2 {
+        cb.try_acquire_permission().unwrap().on_error();
+    }
+    assert_eq!(cb.state(), State::Open);
+}
+
+/// Keys live `key_ttl` after their last change, plus the rest of an OPEN wait.
+#[test]
+fn keys_expire() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let options = RedisStoreOptions {
+        key_ttl: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let cb = replica(&redis.url(), "ttl", 5000, options);
+    trip(&cb);
+    let mut con = redis.connection();
+    let pttl: i64 = con.pttl("breaker:{ttl}").unwrap();
+    assert!(
+        (64_000..=65_000).contains(&pttl),
+        "PTTL {pttl} ms, expected 60 s + the 5 s OPEN wait"
+    );
+}
+
+/// Eight replicas trip at once: one OPEN is written (attempts 1), and every replica ends
+/// with the same deadline: the first one's.
+#[test]
+fn racing_replicas_open_it_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let url = redis.url();
+    let n = 8;
+    let barrier = Arc::new(Barrier::new(n));
+    let breakers: Vec<CircuitBreaker> = (0..n)
+        .map(|_| replica(&url, "race", 10_000, RedisStoreOptions::default()))
+        .collect();
+    std::thread::scope(|s| {
+        for cb in &breakers {
+            let b = barrier.clone();
+            s.spawn(move || {
+                cb.try_acquire_permission().unwrap().on_error();
+                b.wait();
+                cb.try_acquire_permission().unwrap().on_error();
+            });
+        }
+    });
+    let mut con = redis.connection();
+    let attempts: i64 = con.hget("breaker:{race}", "a").unwrap();
+    assert_eq!(attempts, 1, "one OPEN written");
+    let deadlines: Vec<u64> = breakers
+        .iter()
+        .map(|cb| cb.open_until_nanos().expect("OPEN"))
+        .collect();
+    let (lo, hi) = (
+        deadlines.iter().min().unwrap(),
+        deadlines.iter().max().unwrap(),
+    );
+    assert!(hi - lo < 5_000_000, "deadlines differ by {} ns", hi - lo);
+}
+
+/// A failed trial in one replica re-opens the breaker for the other, with the next
+/// attempt's wait.
+#[test]
+fn a_failed_trial_reopens_everywhere() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let a = replica(&redis.url(), "reopen", 300, RedisStoreOptions::default());
+    let b = replica(&redis.url(), "reopen", 300, RedisStoreOptions::default());
+    trip(&a);
+    std::thread::sleep(Duration::from_millis(350));
+    let p = a.try_acquire_permission().unwrap();
+    assert_eq!(p.admitted_in(), State::HalfOpen);
+    // The one trial slot is taken: b is refused.
+    let e = b.try_acquire_permission().unwrap_err();
+    assert_eq!(e.state(), State::HalfOpen);
+    p.on_error();
+    assert_eq!(a.state(), State::Open);
+    let deadline = Instant::now() + RedisStoreOptions::default().propagation_bound();
+    while b.state() != State::Open {
+        assert!(Instant::now() < deadline, "b never saw the new OPEN");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let e = b.try_acquire_permission().unwrap_err();
+    assert_eq!(e.state(), State::Open);
+    assert!(e.retry_after().unwrap() <= Duration::from_millis(305));
+    let mut con = redis.connection();
+    let attempts: i64 = con.hget("breaker:{reopen}", "a").unwrap();
+    assert_eq!(attempts, 2);
+}
+
+/// A breaker configured `store: redis` is attached, and so is one the registry creates
+/// later; an unlisted one is not.
+#[test]
+fn attach_configured_follows_the_configuration() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let yaml = format!(
+        "resilience4j.circuitbreaker.instances.pay.slidingWindowSize: 2\n\
+         breaker.circuitbreaker.instances.pay.store: redis\n\
+         breaker.circuitbreaker.instances.later.store: redis\n\
+         breaker.redis.url: {}\n\
+         breaker.redis.refresh-interval: 20ms\n",
+        redis.url()
+    );
+    let loaded = breaker_config::Loader::new()
+        .env(Default::default())
+        .load_str("application.yml", breaker_config::Format::Yaml, &yaml)
+        .unwrap();
+    assert!(loaded.errors().is_empty() && loaded.warnings.is_empty());
+    let registry: Registry =
+        breaker_config::registry_from_loaded(&loaded, &Default::default()).unwrap();
+    let stores = breaker_redis::attach_configured(&loaded.shared_store, &registry).unwrap();
+    assert_eq!(stores.attached, ["pay"]);
+    let store = stores.store.unwrap();
+    assert_eq!(store.options().refresh_interval, Duration::from_millis(20));
+    assert!(registry.circuit_breaker("pay").has_shared_state());
+    assert!(registry.circuit_breaker("later").has_shared_state());
+    assert!(!registry.circuit_breaker("other").has_shared_state());
+}
+
+/// Nothing listens on the port: attaching, tripping and every call return at once.
+#[test]
+fn an_unreachable_redis_never_slows_calls() {
+    let port = support::free_port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let t = Instant::now();
+    let cb = replica(&url, "nobody", 1000, RedisStoreOptions::default());
+    let mut slowest = t.elapsed();
+    for _ in 0..100 {
+        let t = Instant::now();
+        if let Ok(p) = cb.try_acquire_permission() {
+            p.on_error();
+        }
+        slowest = slowest.max(t.elapsed());
+    }
+    assert_eq!(cb.state(), State::Open, "the local window still trips");
+    let bound = call_path_bound(&RedisStoreOptions::default());
+    assert!(
+        slowest <= bound,
+        "a call took {slowest:?} (bound {bound:?})"
+    );
+}
+
+/// Redis accepts connections and never answers: the attach and the one call that trips the
+/// breaker each wait at most the bound (`3 x timeout`); once Redis is marked down, no call
+/// waits on it.
+#[test]
+fn a_silent_redis_delays_a_call_by_at_most_the_bound() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("redis://{}/", listener.local_addr().unwrap());
+    let options = RedisStoreOptions {
+        timeout: Duration::from_millis(30),
+        ..Default::default()
+    };
+    let bound = call_path_bound(&options);
+    let t = Instant::now();
+    let cb = replica(&url, "silent", 200, options);
+    let attach = t.elapsed();
+    assert!(
+        attach <= bound + Duration::from_millis(20),
+        "attach took {attach:?}"
+    );
+    let mut times = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        if let Ok(p) = cb.try_acquire_permission() {
+            p.on_error();
+        }
+        times.push(t.elapsed());
+    }
+    let slowest = *times.iter().max().unwrap();
+    assert!(
+        slowest <= bound + Duration::from_millis(20),
+        "a call took {slowest:?}"
+    );
+    // After the wait, a trial call runs on local state without waiting on Redis either.
+    std::thread::sleep(Duration::from_millis(250));
+    let t = Instant::now();
+    let p = cb.try_acquire_permission().unwrap();
+    assert_eq!(p.admitted_in(), State::HalfOpen);
+    p.on_success();
+    assert!(
+        t.elapsed() <= Duration::from_millis(20),
+        "{:?}",
+        t.elapsed()
+    );
+    drop(listener);
+}
+
+/// A URL with credentials that fails to parse is reported without them.
+#[test]
+fn errors_carry_no_credentials() {
+    let e = RedisStore::open("redis://user:hunter22@[::1", RedisStoreOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains("hunter22"), "{e}");
+}
