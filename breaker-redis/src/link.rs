@@ -112,6 +112,12 @@ impl Link {
         };
         let now = cb.clock().recent_nanos();
         let wait_ms = until.saturating_sub(now).div_ceil(NANOS_PER_MILLI);
+        self.trip_for(s, cb, force, wait_ms.min(i64::MAX as u64) as i64);
+    }
+
+    /// [`trip`](Self::trip) for `wait_ms`: -1 makes the shared state an OPEN whose wait has
+    /// passed, which the first trial lease turns into HALF_OPEN.
+    fn trip_for(&self, s: &StoreInner, cb: &CircuitBreaker, force: bool, wait_ms: i64) {
         let expected = self.epoch.load(Ordering::Relaxed);
         let r = s.call(|c, sc| {
             let v: Vec<i64> = sc
@@ -182,6 +188,9 @@ impl SharedState for Link {
         match to {
             State::Open if manual || from == State::Closed => self.trip(&s, cb, manual),
             State::Closed if manual => self.close(&s),
+            // A manual HALF_OPEN: an OPEN whose wait has passed, so the next trial lease of
+            // any process starts one shared HALF_OPEN.
+            State::HalfOpen if manual => self.trip_for(&s, cb, true, -1),
             // HALF_OPEN's decisions are made by the trial outcomes in Redis (`end_trial`);
             // OPEN -> HALF_OPEN by the first trial lease; FORCED_OPEN, DISABLED and
             // METRICS_ONLY stay local.
