@@ -28,6 +28,10 @@ pub use breaker_actuator as actuator;
 #[cfg(feature = "tower")]
 pub use breaker_tower as tower;
 
+/// One breaker across replicas: state shared through Redis (feature `redis`).
+#[cfg(feature = "redis")]
+pub use breaker_redis as redis;
+
 /// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.
 pub use breaker_config as config;
 pub use breaker_config::{
