@@ -411,7 +411,9 @@ impl CircuitBreaker {
     }
 
     /// Records the outcome of the call admitted as `admitted` (state and generation, see
-    /// [`Permit`]) that took `elapsed`.
+    /// [`Permit`]) that took `elapsed`. With a store attached, a HALF_OPEN trial's end is
+    /// then reported to it (after the local machine has recorded it); without one, this
+    /// costs one "is a store attached" load.
     #[inline]
     pub(crate) fn record(
         &self,
@@ -420,23 +422,22 @@ impl CircuitBreaker {
         elapsed: Duration,
         error_type: Option<&'static str>,
     ) {
-        if self.inner.shared.get().is_some() {
-            return self.record_shared(admitted, outcome, elapsed, error_type);
-        }
         self.record_local(admitted, outcome, elapsed, error_type);
+        if let Some(store) = self.inner.shared.get() {
+            if admitted & 7 == State::HalfOpen as u64 {
+                Self::trial_ended(self, store.as_ref(), admitted, outcome, elapsed);
+            }
+        }
     }
 
-    /// [`record`](Self::record) with a store attached: the local machine first (its
-    /// events and window), then the store hears how a trial call ended.
     #[cold]
-    fn record_shared(
+    fn trial_ended(
         &self,
+        store: &dyn SharedState,
         admitted: u64,
         outcome: Outcome,
         elapsed: Duration,
-        error_type: Option<&'static str>,
     ) {
-        self.record_local(admitted, outcome, elapsed, error_type);
         let end = match outcome {
             Outcome::Ignored => TrialEnd::Released,
             o => TrialEnd::Outcome {
@@ -444,7 +445,7 @@ impl CircuitBreaker {
                 elapsed,
             },
         };
-        self.end_trial(admitted, end);
+        store.end_trial(self, admitted >> 3, end);
     }
 
     #[inline]
