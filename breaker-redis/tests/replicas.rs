@@ -11,17 +11,28 @@ use breaker_core::{CircuitBreaker, CircuitBreakerConfig, Permit};
 use breaker_redis::{RedisStore, RedisStoreOptions};
 use support::{wall_ms, RedisServer, Replica, ReplicaSpec};
 
-/// The replicas' store options: the defaults (refresh 100 ms, timeout 50 ms).
-fn options(lease_ms: u64) -> RedisStoreOptions {
+/// The replicas' store options: the defaults (refresh 100 ms, timeout 50 ms) but for the
+/// trial lease and, in the tests that count trial calls exactly, a timeout long enough
+/// that a loaded machine never makes a replica fall back to its local state.
+fn options(lease_ms: u64, timeout_ms: u64) -> RedisStoreOptions {
     RedisStoreOptions {
         trial_lease: Duration::from_millis(lease_ms),
+        timeout: Duration::from_millis(timeout_ms),
         ..RedisStoreOptions::default()
     }
 }
 
-/// 150 ms: the documented propagation bound (refresh_interval + timeout).
+/// The default timeout, 50 ms.
+const DEFAULT_TIMEOUT_MS: u64 = 50;
+
+/// A timeout for the tests that count trial calls (see [`options`]).
+const PATIENT_TIMEOUT_MS: u64 = 2000;
+
+/// 150 ms: the documented propagation bound with the defaults (refresh_interval + timeout).
 fn bound_ms() -> u64 {
-    options(1000).propagation_bound().as_millis() as u64
+    options(1000, DEFAULT_TIMEOUT_MS)
+        .propagation_bound()
+        .as_millis() as u64
 }
 
 /// Time a process needs to wake up and write a line on this shared 2-core machine, on top
@@ -38,6 +49,7 @@ fn replica_process() {
     let env = |k: &str| std::env::var(k).unwrap();
     let wait_ms: u64 = env("REPLICA_WAIT_MS").parse().unwrap();
     let lease_ms: u64 = env("REPLICA_LEASE_MS").parse().unwrap();
+    let timeout_ms: u64 = env("REPLICA_TIMEOUT_MS").parse().unwrap();
     let config = CircuitBreakerConfig::builder()
         .sliding_window_size(4)
         .minimum_number_of_calls(4)
@@ -48,7 +60,7 @@ fn replica_process() {
         .unwrap();
     let cb: &'static CircuitBreaker =
         Box::leak(Box::new(CircuitBreaker::new(env("REPLICA_NAME"), config)));
-    let store = RedisStore::open(&env("REPLICA_URL"), options(lease_ms)).unwrap();
+    let store = RedisStore::open(&env("REPLICA_URL"), options(lease_ms, timeout_ms)).unwrap();
     store.attach(cb).unwrap();
     let mut held: Vec<Permit<'static>> = Vec::new();
     let say = |s: String| println!("@@ {s}");
@@ -166,7 +178,7 @@ where
         .unwrap()
 }
 
-fn spawn3(url: &str, name: &str, wait_ms: u64, lease_ms: u64) -> Vec<Replica> {
+fn spawn3(url: &str, name: &str, wait_ms: u64, lease_ms: u64, timeout_ms: u64) -> Vec<Replica> {
     (0..3)
         .map(|_| {
             Replica::spawn(&ReplicaSpec {
@@ -174,6 +186,7 @@ fn spawn3(url: &str, name: &str, wait_ms: u64, lease_ms: u64) -> Vec<Replica> {
                 name,
                 wait_ms,
                 lease_ms,
+                timeout_ms,
             })
         })
         .collect()
@@ -187,7 +200,7 @@ fn one_process_trips_and_the_others_reject_within_the_bound() {
         return;
     };
     let wait_ms = 3000;
-    let mut r = spawn3(&redis.url(), "trip", wait_ms, 1000);
+    let mut r = spawn3(&redis.url(), "trip", wait_ms, 1000, DEFAULT_TIMEOUT_MS);
     r[1].send("watch");
     r[2].send("watch");
     std::thread::sleep(Duration::from_millis(300));
@@ -200,6 +213,7 @@ fn one_process_trips_and_the_others_reject_within_the_bound() {
         let retry_after: u64 = field(&line, 2);
         let at: u64 = field(&line, 3);
         let delay = at.saturating_sub(tripped);
+        eprintln!("propagation: rejected {delay} ms after the trip, retry_after {retry_after} ms");
         assert!(
             delay <= bound_ms() + SLACK_MS,
             "rejected {delay} ms after the trip (bound {} ms)",
@@ -224,7 +238,7 @@ fn half_open_trials_across_processes_never_exceed_the_permitted_number() {
         return;
     };
     let wait_ms = 600;
-    let mut r = spawn3(&redis.url(), "trials", wait_ms, 5000);
+    let mut r = spawn3(&redis.url(), "trials", wait_ms, 5000, PATIENT_TIMEOUT_MS);
     assert!(r[0].ask("fail 4").starts_with("done OPEN"));
     for replica in &mut r[1..] {
         assert!(replica
@@ -265,7 +279,13 @@ fn a_killed_process_frees_its_trial_slots_when_its_leases_expire() {
         return;
     };
     let (wait_ms, lease_ms) = (400, 1000);
-    let mut r = spawn3(&redis.url(), "killed", wait_ms, lease_ms);
+    let mut r = spawn3(
+        &redis.url(),
+        "killed",
+        wait_ms,
+        lease_ms,
+        PATIENT_TIMEOUT_MS,
+    );
     assert!(r[0].ask("fail 4").starts_with("done OPEN"));
     std::thread::sleep(Duration::from_millis(wait_ms + 50));
     assert_eq!(r[0].ask("hold"), "admitted HALF_OPEN");
@@ -280,6 +300,7 @@ fn a_killed_process_frees_its_trial_slots_when_its_leases_expire() {
     assert!(admitted.starts_with("admitted HALF_OPEN"), "{admitted}");
     let at: u64 = field(&admitted, 2);
     let after = at - leased;
+    eprintln!("lease expiry: admitted {after} ms after the dead process's leases");
     assert!(
         after + 20 >= lease_ms && after <= lease_ms + 300,
         "admitted {after} ms after the dead process took its leases ({lease_ms} ms)"
@@ -294,13 +315,15 @@ fn redis_restarted_mid_run_reconverges() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
-    let mut r = spawn3(&redis.url(), "restart", 5000, 1000);
+    let mut r = spawn3(&redis.url(), "restart", 5000, 1000, DEFAULT_TIMEOUT_MS);
     assert_eq!(r[1].ask("probe"), "admitted CLOSED");
     redis.stop();
     let done = r[0].ask("fail 4");
     assert!(done.starts_with("done OPEN"), "{done}");
     let max_call_us: u64 = field(&done, 3);
-    let call_bound_us = breaker_redis::call_path_bound(&options(1000)).as_micros() as u64;
+    let call_bound_us =
+        breaker_redis::call_path_bound(&options(1000, DEFAULT_TIMEOUT_MS)).as_micros() as u64;
+    eprintln!("Redis down: slowest call {max_call_us} us");
     assert!(
         max_call_us <= call_bound_us,
         "a call took {max_call_us} us with Redis down (bound {call_bound_us} us)"
@@ -316,6 +339,10 @@ fn redis_restarted_mid_run_reconverges() {
         let line = replica.read();
         assert!(line.starts_with("rejected OPEN"), "{line}");
         let at: u64 = field(&line, 3);
+        eprintln!(
+            "re-convergence: rejected {} ms after Redis came back",
+            at - back
+        );
         assert!(
             at - back <= 2 * bound_ms() + SLACK_MS,
             "rejected {} ms after Redis came back",
@@ -332,7 +359,7 @@ fn processes_restarted_while_open_find_it_open() {
         return;
     };
     let wait_ms = 4000;
-    let mut r = spawn3(&redis.url(), "reborn", wait_ms, 1000);
+    let mut r = spawn3(&redis.url(), "reborn", wait_ms, 1000, DEFAULT_TIMEOUT_MS);
     let done = r[0].ask("fail 4");
     let tripped: u64 = field(&done, 2);
     for replica in r {
@@ -343,6 +370,7 @@ fn processes_restarted_while_open_find_it_open() {
         name: "reborn",
         wait_ms,
         lease_ms: 1000,
+        timeout_ms: DEFAULT_TIMEOUT_MS,
     };
     let mut fresh = Replica::spawn(&spec);
     let first = fresh.ask("probe");

@@ -103,8 +103,13 @@ fn a_failed_trial_reopens_everywhere() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let a = replica(&redis.url(), "reopen", 300, RedisStoreOptions::default());
-    let b = replica(&redis.url(), "reopen", 300, RedisStoreOptions::default());
+    // A timeout a loaded machine never reaches: no fallback to local state here.
+    let patient = RedisStoreOptions {
+        timeout: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let a = replica(&redis.url(), "reopen", 300, patient.clone());
+    let b = replica(&redis.url(), "reopen", 300, patient.clone());
     trip(&a);
     std::thread::sleep(Duration::from_millis(350));
     let p = a.try_acquire_permission().unwrap();
@@ -114,7 +119,7 @@ fn a_failed_trial_reopens_everywhere() {
     assert_eq!(e.state(), State::HalfOpen);
     p.on_error();
     assert_eq!(a.state(), State::Open);
-    let deadline = Instant::now() + RedisStoreOptions::default().propagation_bound();
+    let deadline = Instant::now() + patient.propagation_bound();
     while b.state() != State::Open {
         assert!(Instant::now() < deadline, "b never saw the new OPEN");
         std::thread::sleep(Duration::from_millis(2));

@@ -121,6 +121,8 @@ pub struct ReplicaSpec<'a> {
     pub name: &'a str,
     pub wait_ms: u64,
     pub lease_ms: u64,
+    /// The store's `timeout` (ms).
+    pub timeout_ms: u64,
 }
 
 impl Replica {
@@ -137,6 +139,7 @@ impl Replica {
             .env("REPLICA_NAME", spec.name)
             .env("REPLICA_WAIT_MS", spec.wait_ms.to_string())
             .env("REPLICA_LEASE_MS", spec.lease_ms.to_string())
+            .env("REPLICA_TIMEOUT_MS", spec.timeout_ms.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
