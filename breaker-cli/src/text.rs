@@ -230,11 +230,7 @@ fn shared_state(out: &mut String, c: &breaker_config::SharedStoreConfig) {
         ms(r.refresh_interval, "100 ms")
     );
     let _ = writeln!(out, "  redis timeout: {}", ms(r.timeout, "50 ms"));
-    let _ = writeln!(
-        out,
-        "  redis trial-lease: {}",
-        ms(r.trial_lease, "10000 ms")
-    );
-    let _ = writeln!(out, "  redis key-ttl: {}", ms(r.key_ttl, "86400000 ms"));
+    let _ = writeln!(out, "  redis trial-lease: {}", ms(r.trial_lease, "10 s"));
+    let _ = writeln!(out, "  redis key-ttl: {}", ms(r.key_ttl, "24 h"));
     out.push('\n');
 }

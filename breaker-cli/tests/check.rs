@@ -251,3 +251,30 @@ fn json_error_details_for_a_properties_file_and_a_count_setting() {
     assert_eq!(m["message"], "Failed to convert 'abc' to java.lang.Integer");
     assert_eq!(m["allowed"], "a whole number from 1 to 2147483647");
 }
+
+/// breaker's own `breaker.*` keys (issue #16) are shown, without the URL's credentials, and
+/// raise no warning.
+#[test]
+fn shared_state_is_shown_without_credentials() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shared_state.yml");
+    let file = file.to_str().unwrap();
+    let out = breaker(&["check", "--strict", file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("circuit breaker 'paymentService': store redis"),
+        "{text}"
+    );
+    assert!(text.contains("redis url: redis://cache:6379/0"), "{text}");
+    assert!(text.contains("redis refresh-interval: 50 ms"), "{text}");
+    assert!(!text.contains("s3cret"));
+    let out = breaker(&["check", "--json", file]);
+    let j = json(&out);
+    assert_eq!(j["sharedState"]["instances"]["paymentService"], "redis");
+    assert_eq!(j["sharedState"]["redis"]["url"], "redis://cache:6379/0");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("s3cret"));
+}

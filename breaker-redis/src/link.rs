@@ -55,7 +55,7 @@ impl Link {
     }
 
     /// Reads the shared state on the call-path connection and applies it (at attach time).
-    pub(crate) fn refresh(&self, s: &StoreInner, cb: &CircuitBreaker, _initial: bool) {
+    pub(crate) fn refresh(&self, s: &StoreInner, cb: &CircuitBreaker) {
         let r = s.call(|c, sc| {
             let v: Vec<i64> = sc.read.key(&self.key).key(&self.trials_key).invoke(c)?;
             Reply::parse(&v)

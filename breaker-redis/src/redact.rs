@@ -2,17 +2,9 @@
 //! port only, and any message is stripped of the URL's password.
 
 /// `redis://user:secret@host:6379/2` -> `redis://host:6379/2`; a URL that does not parse is
-/// shown as `<redis url>`.
+/// shown as `<redis url>` (the same rule `breaker check` shows the configured URL with).
 pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return "<redis url>".into();
-    };
-    let rest = match rest.rsplit_once('@') {
-        Some((_, host)) => host,
-        None => rest,
-    };
-    let rest = rest.split(['?', '#']).next().unwrap_or("");
-    format!("{scheme}://{rest}")
+    breaker_config::SharedStoreConfig::redacted_url(url)
 }
 
 /// The URL's password (and user), for [`scrub`].

@@ -107,7 +107,7 @@ impl RedisStore {
                 name: breaker.name().to_string(),
             });
         }
-        link.refresh(&self.inner, breaker, true);
+        link.refresh(&self.inner, breaker);
         self.inner.links.lock().unwrap().push(link);
         Ok(())
     }
@@ -241,7 +241,12 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
             }
         }
     }
-    let links: Vec<Arc<Link>> = s.links.lock().unwrap().clone();
+    let links: Vec<Arc<Link>> = {
+        let mut all = s.links.lock().unwrap();
+        // Breakers nobody holds any more are forgotten.
+        all.retain(|l| l.breaker.upgrade().is_some());
+        all.clone()
+    };
     let c = con.as_mut().expect("connected above");
     // One round trip for all the breakers.
     let mut pipe = redis::pipe();
