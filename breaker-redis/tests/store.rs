@@ -240,3 +240,41 @@ fn errors_carry_no_credentials() {
         .to_string();
     assert!(!e.contains("hunter22"), "{e}");
 }
+
+/// Redis unreachable is logged once (WARN, with the address and without the URL's
+/// credentials), however many calls follow.
+#[test]
+fn an_outage_is_logged_once_without_credentials() {
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let port = support::free_port();
+    let url = format!("redis://app:hunter22@127.0.0.1:{port}/");
+    tracing::subscriber::with_default(subscriber, || {
+        let cb = replica(&url, "logged", 50, RedisStoreOptions::default());
+        for _ in 0..3 {
+            trip(&cb);
+            std::thread::sleep(Duration::from_millis(60));
+            let _ = cb.try_acquire_permission().map(|p| p.on_success());
+            cb.reset();
+        }
+    });
+    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(log.matches("Redis unreachable").count(), 1, "{log}");
+    assert!(log.contains(&format!("redis://127.0.0.1:{port}/")), "{log}");
+    assert!(!log.contains("hunter22"), "{log}");
+}
