@@ -54,7 +54,8 @@ fn keys_expire() {
     let mut con = redis.connection();
     let pttl: i64 = con.pttl("breaker:{ttl}").unwrap();
     assert!(
-        (64_000..=65_000).contains(&pttl),
+        // 5000 ms rounded up from the breaker's (cached) clock: at most 5001.
+        (64_000..=65_001).contains(&pttl),
         "PTTL {pttl} ms, expected 60 s + the 5 s OPEN wait"
     );
 }
@@ -89,11 +90,17 @@ fn racing_replicas_open_it_once() {
         .iter()
         .map(|cb| cb.open_until_nanos().expect("OPEN"))
         .collect();
-    let (lo, hi) = (
-        deadlines.iter().min().unwrap(),
-        deadlines.iter().max().unwrap(),
-    );
-    assert!(hi - lo < 5_000_000, "deadlines differ by {} ns", hi - lo);
+    // Each replica maps the shared deadline (Redis's clock, ms) onto its own clock from the
+    // script's reply: off by the time the reply took to arrive, a few ms on a loaded
+    // machine. Redis and the breakers' system clock read the same wall clock here.
+    let until_ms: u64 = con.hget("breaker:{race}", "u").unwrap();
+    for d in deadlines {
+        let off = (d / 1_000_000).abs_diff(until_ms);
+        assert!(
+            off <= 50,
+            "a replica's deadline is {off} ms off the shared one"
+        );
+    }
 }
 
 /// A failed trial in one replica re-opens the breaker for the other, with the next
