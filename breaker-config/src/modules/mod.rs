@@ -1,6 +1,6 @@
 //! The sections beside the circuit breaker: `resilience4j.retry`, `.timelimiter`,
 //! `.bulkhead`, `.thread-pool-bulkhead`, `.ratelimiter`, and the five aspect orders. Each is
-//! bound by the shared binder (`bind.rs`, through its [`Schema`](crate::schema::Schema)) and
+//! bound by the shared binder (`bind.rs`, through its `Schema`) and
 //! resolved by the rule family these modules share (`family.rs`), which differs from the
 //! circuit breaker's. Sections under `resilience4j` that none of these covers get one warning
 //! each.
