@@ -10,8 +10,20 @@ use breaker_core::{trace, CircuitBreakerConfig, ManualClock, Registry};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, Subscriber};
 
+/// One captured event: level, message, fields.
+type Line = (Level, String, Vec<(String, String)>);
+
+/// One event as the test compares it: level, message and three fields.
+type Summary<'a> = (
+    Level,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
 #[derive(Default, Clone)]
-struct Captured(Arc<Mutex<Vec<(Level, String, Vec<(String, String)>)>>>);
+struct Captured(Arc<Mutex<Vec<Line>>>);
 
 struct Fields(Vec<(String, String)>);
 impl Visit for Fields {
@@ -91,7 +103,7 @@ fn transitions_and_summarised_rejections() {
         .filter(|(l, _, _)| *l != Level::DEBUG)
         .cloned()
         .collect();
-    let summary: Vec<(Level, &str, Option<&str>, Option<&str>, Option<&str>)> = events
+    let summary: Vec<Summary<'_>> = events
         .iter()
         .map(|(l, t, f)| {
             let get = |n: &str| f.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
