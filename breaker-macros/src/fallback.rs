@@ -34,6 +34,12 @@ pub struct Plan {
     /// An expression, with `err` (the layer's error) in scope, that evaluates to the fn's
     /// output.
     pub call: TokenStream,
+    /// For a fallback called more than once (a stacked layer's): statements binding the
+    /// arguments to fresh copies of the saved ones.
+    pub copies: TokenStream,
+    /// `call` after the arguments are bound: statements ending in the fn's output, to run
+    /// in an `async` block after `copies`.
+    pub rest: TokenStream,
 }
 
 /// How the fallback is called.
@@ -152,9 +158,11 @@ pub fn plan(
         let ty = &protected.output;
         quote_spanned!(at=> #output::__output::<#ty>(#value))
     };
-    let call = quote_spanned! {at=>
-        {
-            let ( #(#idents,)* ) = #saved_args;
+    let indices = (0..idents.len()).map(syn::Index::from);
+    let copies = quote_spanned! {at=>
+        let ( #(#idents,)* ) = ( #(#copy::__copy(&#saved_args.#indices),)* );
+    };
+    let rest = quote_spanned! {at=>
             #receiver_setup
             let #function = #path;
             let #given = ( #receiver_given #(#idents,)* #err, );
@@ -166,9 +174,20 @@ pub fn plan(
             let #future = #is_async::__future(#kind.wrap(#out));
             let #value = #future.await;
             #finish
+    };
+    let call = quote_spanned! {at=>
+        {
+            let ( #(#idents,)* ) = #saved_args;
+            #rest
         }
     };
-    Ok(Plan { items, save, call })
+    Ok(Plan {
+        items,
+        save,
+        call,
+        copies,
+        rest,
+    })
 }
 
 /// Reports a fallback named in the wrong namespace when the file shows it (see
