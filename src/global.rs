@@ -109,9 +109,28 @@ pub fn global_stack_order() -> StackOrder {
 /// # Errors
 /// [`AlreadyInitialized`] if the module registries were set before (by `init_modules`, by
 /// [`init_from_file`], or by a first call that loaded them); nothing changes.
-pub fn init_modules(modules: ModuleRegistries, order: StackOrder) -> Result<(), AlreadyInitialized> {
+pub fn init_modules(
+    modules: ModuleRegistries,
+    order: StackOrder,
+) -> Result<(), AlreadyInitialized> {
     MODULES.set(modules).map_err(|_| AlreadyInitialized)?;
     ORDER.store(order.pack(), Ordering::Release);
+    Ok(())
+}
+
+/// Makes `live` (a [`LiveConfig`](breaker_config::LiveConfig) the application loaded itself,
+/// e.g. with its own [`Loader`](breaker_config::Loader) or to print its resolved settings)
+/// the global config: its circuit-breaker registry, its module registries and its aspect
+/// orders, kept current by its reloads. Call it once, before the first protected call.
+///
+/// # Errors
+/// [`AlreadyInitialized`] if the global registry was set before; nothing changes.
+pub fn init_live(live: &breaker_config::LiveConfig) -> Result<(), AlreadyInitialized> {
+    if MODULES.get().is_some() {
+        return Err(AlreadyInitialized);
+    }
+    init(live.registry().clone())?;
+    adopt_modules(live);
     Ok(())
 }
 

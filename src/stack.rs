@@ -230,9 +230,7 @@ impl<E> StackError<E> {
             StackError::Timeout(_) => Some(Aspect::TimeLimiter),
             StackError::BulkheadFull(_) => Some(Aspect::Bulkhead),
             StackError::RequestNotPermitted(_) => Some(Aspect::RateLimiter),
-            StackError::MaxRetriesExceeded(_) | StackError::WaitInterval(_) => {
-                Some(Aspect::Retry)
-            }
+            StackError::MaxRetriesExceeded(_) | StackError::WaitInterval(_) => Some(Aspect::Retry),
         }
     }
 
@@ -310,6 +308,9 @@ mod tests {
     fn packs_into_one_word() {
         let o = StackOrder::from_values(5, 4, 3, 2, 1);
         assert_eq!(StackOrder::unpack(o.pack()), o);
-        assert_eq!(StackOrder::unpack(StackOrder::DEFAULT.pack()), StackOrder::DEFAULT);
+        assert_eq!(
+            StackOrder::unpack(StackOrder::DEFAULT.pack()),
+            StackOrder::DEFAULT
+        );
     }
 }

@@ -309,7 +309,10 @@ async fn row5_the_breaker_records_the_limiter_rejection_as_a_failure() {
         ["RateLimiter 'row5' does not permit further calls"]
     );
     let m = LIVE.registry().circuit_breaker("row5").metrics();
-    assert_eq!((m.number_of_successful_calls, m.number_of_failed_calls), (1, 1));
+    assert_eq!(
+        (m.number_of_successful_calls, m.number_of_failed_calls),
+        (1, 1)
+    );
 }
 
 // --- row 6: @CircuitBreaker + @RateLimiter(fb) ---------------------------------------------
@@ -330,7 +333,10 @@ async fn row6_the_limiter_fallback_makes_the_breaker_record_a_success() {
     assert_eq!(row6().await, Ok("live"));
     assert_eq!(row6().await, Ok("fallback"));
     let m = LIVE.registry().circuit_breaker("row6").metrics();
-    assert_eq!((m.number_of_successful_calls, m.number_of_failed_calls), (2, 0));
+    assert_eq!(
+        (m.number_of_successful_calls, m.number_of_failed_calls),
+        (2, 0)
+    );
 }
 
 // --- row 7: @CircuitBreaker(fb) + @TimeLimiter, slow --------------------------------------
@@ -355,13 +361,20 @@ async fn row7_fb(error: StackError<PayError>) -> Result<&'static str, PayError> 
 async fn row7_a_timeout_is_a_breaker_failure_and_reaches_its_fallback() {
     let started = std::time::Instant::now();
     assert_eq!(row7().await, Ok("fallback"));
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(
         *ROW7_FB.lock().unwrap(),
         ["TimeLimiter 'row7' recorded a timeout exception."]
     );
     assert_eq!(
-        LIVE.registry().circuit_breaker("row7").metrics().number_of_failed_calls,
+        LIVE.registry()
+            .circuit_breaker("row7")
+            .metrics()
+            .number_of_failed_calls,
         1
     );
     // Deliberate difference (README): the timed-out call is dropped, not left running.

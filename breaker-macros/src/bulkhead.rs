@@ -55,7 +55,10 @@ pub fn bulkhead_type(value: Option<&Expr>) -> syn::Result<Type> {
         "THREADPOOL" => Ok(Type::ThreadPool),
         "SEMAPHORE" => Ok(Type::Semaphore),
         t if t.eq_ignore_ascii_case("threadpool") || t.eq_ignore_ascii_case("thread_pool") => {
-            Err(syn::Error::new(span, "write `type = \"THREADPOOL\"` (upper case, as Java's `Bulkhead.Type.THREADPOOL`)"))
+            Err(syn::Error::new(
+                span,
+                "write `type = \"THREADPOOL\"` (upper case, as Java's `Bulkhead.Type.THREADPOOL`)",
+            ))
         }
         t if t.eq_ignore_ascii_case("semaphore") => Err(syn::Error::new(
             span,
@@ -112,7 +115,13 @@ mod tests {
         assert_eq!(t(quote!("THREADPOOL")).unwrap(), Type::ThreadPool);
         assert_eq!(t(quote!(Type::SEMAPHORE)).unwrap(), Type::Semaphore);
         assert_eq!(bulkhead_type(None).unwrap(), Type::Semaphore);
-        assert!(t(quote!("threadpool")).unwrap_err().to_string().contains("upper case"));
-        assert!(t(quote!("POOL")).unwrap_err().to_string().contains("SEMAPHORE"));
+        assert!(t(quote!("threadpool"))
+            .unwrap_err()
+            .to_string()
+            .contains("upper case"));
+        assert!(t(quote!("POOL"))
+            .unwrap_err()
+            .to_string()
+            .contains("SEMAPHORE"));
     }
 }

@@ -146,7 +146,7 @@ fn expand(
                 written: layer.fallback_error(&protected.parts.err_text),
                 full_path: layer.fallback_error_path(),
             };
-            let plan = fallback::plan(fb, &protected, &typed, &err, &error, &cx.krate)?;
+            let plan = fallback::plan(fb, &protected, &typed, &err, &error, &cx.krate, None)?;
             let call = plan.call;
             let finish = quote! {
                 match #outcome {

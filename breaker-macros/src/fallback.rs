@@ -58,6 +58,7 @@ pub fn plan(
     err: &Ident,
     error: &ErrorParam<'_>,
     krate: &TokenStream,
+    copy_with: Option<&Ident>,
 ) -> syn::Result<Plan> {
     let at = Span::call_site().located_at(fb.span);
     let local = |name: &str| Ident::new(name, Span::mixed_site().located_at(fb.span));
@@ -85,7 +86,12 @@ pub fn plan(
     let items = check_items(&messages, &form, args.len() + 1, krate, at);
 
     // Copies for the fallback, taken before the protected call.
-    let copy = local("FallbackArgument");
+    // A stack copies arguments for its retry too: one check (`copy_with`) for every copy,
+    // each spanned on the argument's type, reports a missing `Clone` once.
+    let copy = match copy_with {
+        Some(ident) => ident.clone(),
+        None => local("FallbackArgument"),
+    };
     let saved_args = local("__fallback_args");
     let saved_self = local("__fallback_self");
     let copies = args.iter().map(|arg| {
@@ -158,9 +164,16 @@ pub fn plan(
         let ty = &protected.output;
         quote_spanned!(at=> #output::__output::<#ty>(#value))
     };
-    let indices = (0..idents.len()).map(syn::Index::from);
+    // Spelled as `save`'s copies (`&*order` over `&order`, both spanned on the argument), so a
+    // missing `Clone` is one error, not one per copy.
+    let fresh = args.iter().map(|arg| {
+        let ty_span = syn::spanned::Spanned::span(&arg.ty);
+        let ident = &arg.ident;
+        quote_spanned! {ty_span=> #copy::__copy(&*#ident), }
+    });
     let copies = quote_spanned! {at=>
-        let ( #(#idents,)* ) = ( #(#copy::__copy(&#saved_args.#indices),)* );
+        let ( #(ref #idents,)* ) = #saved_args;
+        let ( #(#idents,)* ) = ( #(#fresh)* );
     };
     let rest = quote_spanned! {at=>
             #receiver_setup
@@ -562,6 +575,7 @@ fn check_items(
                     the call: derive or implement `Clone`, pass it as `Arc<..>` or `&..`, or drop \
                     the fallback"
         )]
+        #[allow(dead_code)]
         trait FallbackArgument: Sized {
             fn __copy(&self) -> Self;
         }

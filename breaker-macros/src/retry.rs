@@ -19,5 +19,7 @@ pub static SPEC: Spec = Spec {
 
 /// Binds `handle` to `&Retry`.
 pub fn instance(cx: &Context<'_>, handle: &Ident) -> syn::Result<TokenStream> {
-    Ok(module_instance(cx, handle, "retry", "Retry", "retry", "retry"))
+    Ok(module_instance(
+        cx, handle, "retry", "Retry", "retry", "retry",
+    ))
 }

@@ -159,6 +159,15 @@ fn stacked(
         layers.push((*k, Args::parse(tokens, a.span(), k.spec())?));
     }
     let protected = item::analyse(item, kind.attribute())?;
+    // The attributes taken off the item are not expanded by rustc: naming their paths keeps
+    // their imports used.
+    let paths = siblings.iter().map(|(_, a)| a.path());
+    let uses = quote! {
+        #(
+            #[allow(unused_imports)]
+            use #paths as _;
+        )*
+    };
     for (_, args) in &layers {
         if let Some(fb) = &args.fallback {
             fallback::check_namespace(fb, &protected, file)?;
@@ -166,13 +175,14 @@ fn stacked(
     }
     let given = layers.iter().find_map(|(_, a)| a.krate.as_ref());
     let krate = crate::krate::facade(given)?;
-    expand(&layers, protected, krate)
+    expand(&layers, protected, krate, uses)
 }
 
 fn expand(
     layers: &[(Kind, Args)],
     mut protected: Protected,
     krate: TokenStream,
+    uses: TokenStream,
 ) -> syn::Result<TokenStream> {
     let names: Vec<String> = layers
         .iter()
@@ -191,9 +201,9 @@ fn expand(
             return Err(syn::Error::new(
                 at,
                 format!(
-                    "{shown} protect free fns and `&self` methods: the layers share the call, \
-                     so take `&self` (keep mutable state behind a `Mutex`), or use \
-                     `#[circuit_breaker]` alone"
+                    "{shown} can only go on free fns and `&self` methods (the layers, their \
+                     fallbacks and every retry share the call): take `&self` and keep mutable \
+                     state behind a `Mutex`, or use `#[circuit_breaker]` alone"
                 ),
             ));
         }
@@ -237,10 +247,7 @@ fn expand(
             protected: &protected,
             bindings: bindings.clone(),
         };
-        let handle = Ident::new(
-            &format!("__stack_{}", kind.attribute()),
-            Span::mixed_site(),
-        );
+        let handle = Ident::new(&format!("__stack_{}", kind.attribute()), Span::mixed_site());
         handles.extend(match kind {
             Kind::CircuitBreaker => CircuitBreaker.instance(&cx, &handle)?,
             Kind::Retry => crate::retry::instance(&cx, &handle)?,
@@ -258,6 +265,32 @@ fn expand(
         Some(e) if !mentions_impl_trait(e) => quote!(#krate::StackError<#e>),
         _ => quote!(#krate::StackError<_>),
     };
+    let copy = Ident::new("StackArgument", Span::mixed_site());
+    let copy_message = match (repeat, any_fallback) {
+        (true, true) => "`#[retry]` runs the fn again for every attempt, and a fallback runs with its own copy of every argument, but `{Self}` is not `Clone`",
+        (true, false) => "`#[retry]` runs the fn again for every attempt, each with its own copy of every argument, but `{Self}` is not `Clone`",
+        _ => "a fallback runs with its own copy of every argument (taken before the call), but `{Self}` is not `Clone`",
+    };
+    let copy_trait = if repeat || any_fallback {
+        quote! {
+            #[diagnostic::on_unimplemented(
+                message = #copy_message,
+                label = "`{Self}` must implement `Clone`",
+                note = "derive or implement `Clone`, or pass it as `Arc<..>` or `&..`"
+            )]
+            trait #copy: Sized {
+                fn __copy(&self) -> Self;
+            }
+            impl<T: ::core::clone::Clone> #copy for T {
+                #[inline(always)]
+                fn __copy(&self) -> Self {
+                    ::core::clone::Clone::clone(self)
+                }
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     let mut fallback_stmts = TokenStream::new();
     let mut fallback_fields = TokenStream::new();
     for kind in Kind::ALL {
@@ -274,8 +307,12 @@ fn expand(
             written: format!("StackError<{}>", protected.parts.err_text),
             full_path: "resilience4rs::StackError (a stacked fn's fallbacks all take it)",
         };
-        let plan = fallback::plan(fb, &protected, &typed, &err, &error, &krate)?;
-        let var = format_ident!("__stack_fallback_{}", kind.attribute(), span = Span::mixed_site());
+        let plan = fallback::plan(fb, &protected, &typed, &err, &error, &krate, Some(&copy))?;
+        let var = format_ident!(
+            "__stack_fallback_{}",
+            kind.attribute(),
+            span = Span::mixed_site()
+        );
         let (items, save, copies, rest) = (plan.items, plan.save, plan.copies, plan.rest);
         fallback_stmts.extend(quote! {
             let #var = {
@@ -306,32 +343,19 @@ fn expand(
         Body::AsyncTrait(inner) => quote!(#inner),
     };
     let (top_rebinds, body) = if repeat {
-        let again = Ident::new("RetryArgument", Span::mixed_site());
         let copies = typed.iter().map(|a| {
             let ident = &a.ident;
-            quote_spanned! {a.ty.span()=>
+            let ty_span = a.ty.span();
+            let call = quote_spanned!(ty_span=> #copy::__copy(&#ident));
+            quote! {
                 #[allow(unused_mut)]
-                let mut #ident = #again::__again(&#ident);
+                let mut #ident = #call;
             }
         });
         (
             TokenStream::new(),
             quote! {
                 #private::Repeat({
-                    #[diagnostic::on_unimplemented(
-                        message = "`#[retry]` runs the fn again for every attempt, each with its own copy of every argument, but `{Self}` is not `Clone`",
-                        label = "`{Self}` must implement `Clone`",
-                        note = "derive or implement `Clone`, or pass it as `Arc<..>` or `&..`"
-                    )]
-                    trait #again: Sized {
-                        fn __again(&self) -> Self;
-                    }
-                    impl<T: ::core::clone::Clone> #again for T {
-                        #[inline(always)]
-                        fn __again(&self) -> Self {
-                            ::core::clone::Clone::clone(self)
-                        }
-                    }
                     move || {
                         #(#copies)*
                         #rebinds
@@ -410,6 +434,8 @@ fn expand(
     );
     let inner_attrs = &protected.inner_attrs;
     let body = quote! {
+        #uses
+        #copy_trait
         #handles
         #fallback_stmts
         #top_rebinds

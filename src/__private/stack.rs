@@ -10,8 +10,8 @@ use core::fmt;
 use core::future::{Future, Ready};
 use std::sync::{Mutex, OnceLock};
 
-use crate::bulkhead::{Bulkhead, BulkheadError, BulkheadRegistry, ThreadPoolBulkhead};
 use crate::bulkhead::ThreadPoolBulkheadRegistry;
+use crate::bulkhead::{Bulkhead, BulkheadError, BulkheadRegistry, ThreadPoolBulkhead};
 use crate::ratelimiter::{RateLimiter, RateLimiterRegistry};
 use crate::retry::{Retry, RetryError, RetryRegistry};
 use crate::stack::{Aspect, StackError, StackOrder};
@@ -52,7 +52,10 @@ pub fn bulkhead(registry: &BulkheadRegistry, name: &str) -> Bulkhead {
 
 /// The thread-pool bulkhead `name` of `registry`.
 #[inline]
-pub fn thread_pool_bulkhead(registry: &ThreadPoolBulkheadRegistry, name: &str) -> ThreadPoolBulkhead {
+pub fn thread_pool_bulkhead(
+    registry: &ThreadPoolBulkheadRegistry,
+    name: &str,
+) -> ThreadPoolBulkhead {
     registry.bulkhead(name)
 }
 
