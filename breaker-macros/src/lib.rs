@@ -91,6 +91,10 @@ use proc_macro::TokenStream;
 /// With `#[tokio::test]` or `#[tokio::main]`, put `#[circuit_breaker]` first (attributes run
 /// from the top).
 ///
+/// Stacked with `#[retry]`, `#[time_limiter]`, `#[bulkhead]` or `#[rate_limiter]` on the same
+/// fn, the layers make one call nested by the config's aspect orders, and every fallback takes
+/// `resilience4rs::StackError<E>` instead of `CallError<E>`: see [`macro@retry`].
+///
 /// # Routing
 ///
 /// Without `registry`, or with `registry = PATH` naming a static (`REGISTRY`,
