@@ -258,6 +258,12 @@ fn expand(
         let field = Ident::new(kind.attribute(), Span::call_site());
         layer_fields.extend(quote!(#field: ::core::option::Option::Some(#handle),));
     }
+    for kind in Kind::ALL {
+        if !has(kind) {
+            let field = Ident::new(kind.attribute(), Span::call_site());
+            layer_fields.extend(quote!(#field: ::core::option::Option::None,));
+        }
+    }
 
     // The fallbacks, each built before the body takes the arguments.
     let err = Ident::new("__layer_error", Span::mixed_site());
@@ -443,10 +449,7 @@ fn expand(
             order: #private::order(),
             value: #private::as_any,
             classify_value: #private::classify_value,
-            layers: #private::Layers {
-                #layer_fields
-                ..::core::default::Default::default()
-            },
+            layers: #private::Layers { #layer_fields },
             body: #body,
             fallbacks: #private::Fallbacks { #fallback_fields },
         };
