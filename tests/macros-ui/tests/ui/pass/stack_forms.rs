@@ -1,6 +1,7 @@
 //! Stacked attributes: all five in any textual order, on free fns, `&self` methods, trait
-//! impls under `#[async_trait]`, generic fns, with names given as consts, fallbacks on any
-//! layer, registries per attribute, full paths, and a spawned (`Send`) future.
+//! impls under `#[async_trait]`, generic fns, with names given as consts or forwarded by
+//! `macro_rules!`, fallbacks on any layer, registries per attribute, full paths and
+//! `crate = ...` through a re-export, and a spawned (`Send`) future.
 use std::sync::Arc;
 
 use resilience4rs::bulkhead::{BulkheadFullException, ThreadPoolBulkheadRegistry};
@@ -113,6 +114,33 @@ impl Client {
     }
 }
 
+mod framework {
+    pub use resilience4rs as resilience;
+}
+
+// The facade through a re-export; one attribute's `crate` serves the whole stack.
+#[framework::resilience::rate_limiter(name = "ui-stack", crate = "crate::framework::resilience")]
+#[framework::resilience::bulkhead(name = "ui-stack")]
+async fn through_reexport() -> Result<u8, SvcError> {
+    Ok(1)
+}
+
+macro_rules! forwarded {
+    ($fn_name:ident, $name:expr, $fallback:literal) => {
+        #[time_limiter(name = $name, fallback = $fallback)]
+        #[retry(name = $name)]
+        async fn $fn_name(n: u32) -> Result<u32, SvcError> {
+            Ok(n)
+        }
+    };
+}
+
+async fn forwarded_fallback(_n: u32, _e: StackError<SvcError>) -> Result<u32, SvcError> {
+    Ok(0)
+}
+
+forwarded!(by_macro, BACKEND, "forwarded_fallback");
+
 fn main() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -122,6 +150,8 @@ fn main() {
         assert_eq!(client.call(4).await, Ok(4));
         assert_eq!(client.generic(7u8).await, Ok(7));
         assert_eq!(client.fetch(5).await, Ok(5));
+        assert_eq!(through_reexport().await, Ok(1));
+        assert_eq!(by_macro(9).await, Ok(9));
         // Spawned on a multi-threaded runtime: the futures are `Send`.
         let spawned = tokio::spawn(all_five(2));
         assert_eq!(spawned.await.unwrap(), Ok(3));
