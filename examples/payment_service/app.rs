@@ -313,7 +313,7 @@ fn print_banner(
         "{}\n",
         style::bold(
             "payment_service: a checkout asks its payment provider for FX quotes over HTTP, \
-                     through the `paymentService` circuit breaker"
+                     through the `paymentService` retry, circuit breaker, rate limiter, time limiter and bulkhead"
         )
     );
     println!(
@@ -391,7 +391,7 @@ fn print_banner(
     }
     match baseline_url {
         Some(b) => println!(
-            "{} {url} (with breaker), {b} (without, same traffic)",
+            "{} {url} (the whole stack), {b} (retry and time limiter alone, same traffic)",
             label("provider")
         ),
         None => println!("{} {url}", label("provider")),

@@ -254,10 +254,10 @@ fn print_table(
         b.calls
     );
     if n.is_some() {
-        let (w, wo) = (style::bold("with breaker"), style::bold("without breaker"));
+        let (w, wo) = (style::bold("whole stack"), style::bold("retry alone"));
         println!("  {:<42} {w:>15} {wo:>17}", "");
     } else {
-        println!("  {:<42} {:>15}", "", style::bold("with breaker"));
+        println!("  {:<42} {:>15}", "", style::bold("whole stack"));
     }
     for (label, with, without) in rows {
         match n {
