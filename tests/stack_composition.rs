@@ -464,3 +464,24 @@ async fn without_a_fallback_the_rejection_converts_into_the_fn_error() {
     );
     assert_eq!(attempts.load(Ordering::SeqCst), 4);
 }
+
+// --- a thread-pool bulkhead runs the call in the caller's task -------------------------------
+
+/// Holds an `Rc` across an `.await`: the future is not `Send`, so the thread-pool bulkhead
+/// cannot hand it to another thread or task (README: differences from Resilience4j, where the
+/// method runs on a bulkhead thread).
+#[bulkhead(
+    name = "row9",
+    type = "THREADPOOL",
+    registry = LIVE.module_registries().thread_pool_bulkhead
+)]
+async fn not_send(n: u32) -> Result<u32, PayError> {
+    let held = std::rc::Rc::new(n);
+    tokio::task::yield_now().await;
+    Ok(*held + 1)
+}
+
+#[tokio::test]
+async fn a_thread_pool_bulkhead_runs_the_call_in_the_callers_task() {
+    assert_eq!(not_send(1).await, Ok(2));
+}
