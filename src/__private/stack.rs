@@ -266,6 +266,21 @@ where
     s.body.attempt().await.map_err(StackError::Inner)
 }
 
+/// The next level, made when the layer awaits it. A layer's call takes its inner future as an
+/// argument and awaits it, and an `async fn` keeps room for an argument beside its locals, so
+/// handing it the future itself would double the size of every level (7.9 KB for five levels
+/// instead of about 1.3 KB): this is a reference to the closure that makes it.
+struct Deferred<'n, N>(&'n N);
+
+impl<N: Fn() -> NF, NF: Future> core::future::IntoFuture for Deferred<'_, N> {
+    type Output = NF::Output;
+    type IntoFuture = NF;
+    #[inline(always)]
+    fn into_future(self) -> NF {
+        (self.0)()
+    }
+}
+
 /// Runs layer `aspect` (if the fn has it) around `next`, then its fallback (if any).
 async fn layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
     s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
@@ -297,7 +312,7 @@ where
         Aspect::CircuitBreaker => match l.circuit_breaker {
             Some(breaker) => {
                 let r = breaker
-                    .call_with(|r| classify(breaker, s.classify_value, r), next())
+                    .call_with(|r| classify(breaker, s.classify_value, r), Deferred(&next))
                     .await
                     .map_err(|e| match e {
                         CallError::Inner(e) => e,
@@ -326,7 +341,7 @@ where
         },
         Aspect::TimeLimiter => match l.time_limiter {
             Some(limiter) => {
-                let r = limiter.call(next()).await.map_err(|e| match e {
+                let r = limiter.call(Deferred(&next)).await.map_err(|e| match e {
                     TimeLimiterError::Inner(e) => e,
                     TimeLimiterError::Timeout(t) => StackError::Timeout(t),
                 });
@@ -337,8 +352,8 @@ where
         Aspect::Bulkhead => match l.bulkhead {
             Some(bulkhead) => {
                 let r = match bulkhead {
-                    BulkheadRef::Semaphore(b) => b.call(next()).await,
-                    BulkheadRef::ThreadPool(b) => b.call(next()).await,
+                    BulkheadRef::Semaphore(b) => b.call(Deferred(&next)).await,
+                    BulkheadRef::ThreadPool(b) => b.call(Deferred(&next)).await,
                 }
                 .map_err(|e| match e {
                     BulkheadError::Inner(e) => e,
@@ -432,4 +447,51 @@ pub fn wait_interval_failed(error: crate::retry::WaitIntervalError) -> ! {
 #[cold]
 pub fn answered(layer: &str) -> ! {
     unreachable!("breaker: a rejection of {layer} escaped its own fallback")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each level holds the next level's future once: the stacked future grows by a bounded
+    /// amount per level (a level that kept it twice, as an `async fn` taking the future as an
+    /// argument does, doubled the size at every level).
+    #[test]
+    fn each_level_adds_a_bounded_amount() {
+        let s: Stack<
+            '_,
+            u64,
+            Once<core::future::Ready<Result<u64, std::io::Error>>>,
+            _,
+            _,
+            _,
+            _,
+            _,
+        > = Stack {
+            order: StackOrder::DEFAULT,
+            value: as_any::<u64>,
+            classify_value: classify_value::<u64>,
+            layers: Layers::default(),
+            body: once(core::future::ready(Ok(1))),
+            fallbacks: Fallbacks {
+                retry: none(),
+                circuit_breaker: none(),
+                rate_limiter: none(),
+                time_limiter: none(),
+                bulkhead: none(),
+            },
+        };
+        let sizes = [
+            core::mem::size_of_val(&body(&s)),
+            core::mem::size_of_val(&level4(&s)),
+            core::mem::size_of_val(&level3(&s)),
+            core::mem::size_of_val(&level2(&s)),
+            core::mem::size_of_val(&level1(&s)),
+            core::mem::size_of_val(&level0(&s)),
+        ];
+        println!("{sizes:?}");
+        for pair in sizes.windows(2) {
+            assert!(pair[1] <= pair[0] + 768, "{sizes:?}");
+        }
+    }
 }
