@@ -9,11 +9,22 @@
 //! watched and reloaded when they change.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
+use breaker_config::modules::ModuleRegistries;
+
+use crate::stack::StackOrder;
 use crate::Registry;
 
 static GLOBAL: OnceLock<Registry> = OnceLock::new();
+
+/// The registries of the other four modules that the attributes use without `registry = ...`.
+static MODULES: OnceLock<ModuleRegistries> = OnceLock::new();
+
+/// The global nesting of stacked attributes ([`StackOrder::pack`]): one atomic word, read on
+/// every stacked call, replaced when a reload changes the aspect orders.
+static ORDER: AtomicU32 = AtomicU32::new(u32::MAX);
 
 /// The environment variable naming the config file the global registry loads on first use.
 pub const CONFIG_ENV: &str = "BREAKER_CONFIG";
@@ -58,6 +69,88 @@ pub fn global() -> &'static Registry {
     GLOBAL.get_or_init(load_from_environment)
 }
 
+/// The process-global registries of Retry, TimeLimiter, Bulkhead, ThreadPoolBulkhead and
+/// RateLimiter, used by `#[retry]`, `#[time_limiter]`, `#[bulkhead]` and `#[rate_limiter]`
+/// without `registry = ...`: the ones loaded with the global circuit-breaker registry from
+/// the same Spring files (by [`init_from_file`] or on first use, see [`global`]), or set by
+/// [`init_modules`]. After [`init`] alone (a circuit-breaker registry only), the modules use
+/// Resilience4j's defaults.
+///
+/// # Panics
+/// As [`global`], on first use.
+pub fn global_modules() -> &'static ModuleRegistries {
+    if let Some(m) = MODULES.get() {
+        return m;
+    }
+    // Loading the global registry from files sets the modules too.
+    let _ = global();
+    MODULES.get_or_init(ModuleRegistries::default)
+}
+
+/// The nesting of stacked attributes now: from the aspect orders of the global config
+/// (`resilience4j.retry.retryAspectOrder`, ...; kept current by live reload), else
+/// Spring Boot 3's default. One atomic read.
+pub fn global_stack_order() -> StackOrder {
+    let bits = ORDER.load(Ordering::Acquire);
+    if bits != u32::MAX {
+        return StackOrder::unpack(bits);
+    }
+    let _ = global();
+    match ORDER.load(Ordering::Acquire) {
+        u32::MAX => StackOrder::DEFAULT,
+        bits => StackOrder::unpack(bits),
+    }
+}
+
+/// Sets the module registries and the nesting the attributes use without `registry = ...`,
+/// for an application that builds its registries itself (with [`init`] for the circuit
+/// breaker). Call it once, before the first protected call.
+///
+/// # Errors
+/// [`AlreadyInitialized`] if the module registries were set before (by `init_modules`, by
+/// [`init_from_file`], or by a first call that loaded them); nothing changes.
+pub fn init_modules(
+    modules: ModuleRegistries,
+    order: StackOrder,
+) -> Result<(), AlreadyInitialized> {
+    MODULES.set(modules).map_err(|_| AlreadyInitialized)?;
+    ORDER.store(order.pack(), Ordering::Release);
+    Ok(())
+}
+
+/// Makes `live` (a [`LiveConfig`](breaker_config::LiveConfig) the application loaded itself,
+/// e.g. with its own [`Loader`](breaker_config::Loader) or to print its resolved settings)
+/// the global config: its circuit-breaker registry, its module registries and its aspect
+/// orders, kept current by its reloads. Call it once, before the first protected call.
+///
+/// # Errors
+/// [`AlreadyInitialized`] if the global registry was set before; nothing changes.
+pub fn init_live(live: &breaker_config::LiveConfig) -> Result<(), AlreadyInitialized> {
+    if MODULES.get().is_some() {
+        return Err(AlreadyInitialized);
+    }
+    init(live.registry().clone())?;
+    adopt_modules(live);
+    Ok(())
+}
+
+/// Makes `live`'s module registries and aspect orders the global ones, and keeps the order
+/// current across reloads.
+fn adopt_modules(live: &breaker_config::LiveConfig) {
+    if MODULES.set(live.module_registries().clone()).is_err() {
+        return;
+    }
+    let order = StackOrder::from_aspect_order(&live.modules().aspect_order);
+    ORDER.store(order.pack(), Ordering::Release);
+    let watched = live.clone();
+    live.on_reload(move |event| {
+        if let breaker_config::ReloadEvent::Applied(_) = event {
+            let order = StackOrder::from_aspect_order(&watched.modules().aspect_order);
+            ORDER.store(order.pack(), Ordering::Release);
+        }
+    });
+}
+
 /// Loads `path` (a `.yml`, `.yaml` or `.properties` Spring file) with `catalog`, watches it
 /// for changes, and makes it the global registry that `#[circuit_breaker]` fns use. Call it
 /// at startup, before the first protected call, when the file names exceptions
@@ -77,6 +170,7 @@ pub fn init_from_file(
     }
     let (live, watch) = load_live(&[path.as_ref().to_path_buf()], catalog)?;
     init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
+    adopt_modules(&live);
     let _ = LIVE.set((live, watch));
     Ok(global_live_config().expect("just set"))
 }
@@ -187,6 +281,7 @@ fn load_from_environment() -> Registry {
     match load_live(&files, breaker_core::ErrorCatalog::new()) {
         Ok((live, watch)) => {
             let registry = live.registry().clone();
+            adopt_modules(&live);
             let _ = LIVE.set((live, watch));
             registry
         }

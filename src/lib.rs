@@ -9,11 +9,13 @@ pub use breaker_core::*;
 #[doc(hidden)]
 pub mod __private;
 mod global;
+pub mod stack;
 
-pub use breaker_macros::circuit_breaker;
+pub use breaker_macros::{bulkhead, circuit_breaker, rate_limiter, retry, time_limiter};
 pub use global::{
-    default_config_files, global, global_live_config, init, init_from_file, AlreadyInitialized,
-    InitError, CONFIG_ENV, DEFAULT_CONFIG_FILE,
+    default_config_files, global, global_live_config, global_modules, global_stack_order, init,
+    init_from_file, init_live, init_modules, AlreadyInitialized, InitError, CONFIG_ENV,
+    DEFAULT_CONFIG_FILE,
 };
 
 /// Resilience4j's Micrometer meters through the `metrics` facade (feature `metrics`).
@@ -34,7 +36,9 @@ pub use breaker_redis as redis;
 
 /// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.
 pub use breaker_config as config;
+pub use breaker_config::modules::{AspectOrder, ModuleRegistries};
 pub use breaker_config::{
     LiveConfig, Loader, RegistryFromFile, RegistryLoadError, ReloadEvent, ReloadReport,
     SpringConfig,
 };
+pub use stack::{Aspect, StackError, StackOrder};

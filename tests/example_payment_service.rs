@@ -18,10 +18,15 @@
 //! call counters by `kind`, the not-permitted counter, the health status and the events
 //! endpoint must agree with what the example printed (its summary and its transitions).
 //!
-//! Schedule (about 9 s): the provider hangs from 3 s to 7 s; the client times out after
+//! Schedule (about 11 s): the provider hangs from 3 s to 7 s; the time limiter gives up after
 //! 250 ms; at 2 s the example rewrites `waitDurationInOpenState: 5s` to `4s` in its working
 //! copy, so the breaker opens at about 3.3 s, waits the new 4 s, and its trial calls at about
-//! 7.3 s find the provider back up. From 1 s to 2 s every request is a bad one (404).
+//! 7.3 s find the provider back up. From 1 s to 2 s every request is a bad one (404). From
+//! 8.5 s to 10.5 s the provider is slow (120 ms per answer) and traffic triples: the bulkhead
+//! and the rate limiter shed calls.
+//!
+//! The client stacks `#[retry]`, `#[circuit_breaker]`, `#[rate_limiter]`, `#[time_limiter]`
+//! and `#[bulkhead]`; the comparison client has `#[retry]` and `#[time_limiter]` alone.
 
 #[path = "../examples/payment_service/app.rs"]
 mod app;
@@ -39,9 +44,11 @@ async fn short_run_rides_out_the_outage() {
     let args = [
         "payment_service",
         "--duration",
-        "9s",
+        "11s",
         "--outage",
         "3s..7s",
+        "--slow",
+        "8500ms..10500ms",
         "--timeout",
         "250ms",
         "--rate",
@@ -140,6 +147,54 @@ async fn short_run_rides_out_the_outage() {
     assert!(
         (3.9..4.5).contains(&first_wait),
         "first OPEN period {first_wait}s, want the reloaded 4s: {s}"
+    );
+
+    // The stack, from the file's retry, timelimiter, bulkhead and ratelimiter sections and the
+    // default aspect orders.
+    assert_eq!(
+        f("/stack/order"),
+        "Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(fn)))))",
+        "{s}"
+    );
+    // (a) Retry alone sends up to maxAttempts (3) requests to the dead provider per client
+    // request (a 4xx is not retried: 10% of requests); the breaker cuts that to almost none.
+    assert_eq!(num("/stack/max_attempts"), 3.0, "{s}");
+    let alone = num("/stack/provider_requests_per_outage_request/retry_alone");
+    let with_breaker = num("/stack/provider_requests_per_outage_request/retry_and_breaker");
+    assert!((2.5..=3.0).contains(&alone), "{s}");
+    assert!(with_breaker <= 0.3, "{s}");
+    // (b) Every attempt ends within timeoutDuration (250ms), and the retry waits 100ms between
+    // attempts: 3 x 250 + 2 x 100 = 950 ms is the longest any client can wait.
+    assert_eq!(num("/stack/time_limiter/budget_ms"), 950.0, "{s}");
+    assert!(
+        num("/stack/time_limiter/max_client_wait_ms") <= 1000.0,
+        "{s}"
+    );
+    assert!(
+        num("/stack/time_limiter/retry_alone_max_client_wait_ms") >= 900.0,
+        "retry alone waits out every attempt during the outage: {s}"
+    );
+    assert_eq!(f("/stack/time_limiter/within_budget"), true, "{s}");
+    // (c) While the provider is slow and traffic triples, the bulkhead (8 calls) and the rate
+    // limiter (12 per 100ms) shed calls; the fallback answers every one of them, and never
+    // more than maxConcurrentCalls provider calls are in flight.
+    let rejected_bulkhead = num("/stack/shedding/rejected/bulkhead");
+    let rejected_limiter = num("/stack/shedding/rejected/rate_limiter");
+    assert!(rejected_bulkhead > 0.0, "{s}");
+    assert!(rejected_limiter > 0.0, "{s}");
+    assert_eq!(
+        f("/stack/shedding/served_by_fallback"),
+        f("/stack/shedding/rejected"),
+        "{s}"
+    );
+    assert_eq!(num("/stack/shedding/max_concurrent_calls"), 8.0, "{s}");
+    assert_eq!(num("/stack/shedding/max_in_flight"), 8.0, "{s}");
+    // The breaker ignores the shed calls (ignoreExceptions): its ignored count is the 4xx
+    // answers plus them.
+    assert_eq!(
+        num("/breaker_events/ignored"),
+        num("/client_errors/answers") + rejected_bulkhead + rejected_limiter,
+        "{s}"
     );
 
     assert_eq!(f("/ok"), true, "{s}");
@@ -387,8 +442,9 @@ fn banner_legend_and_summary_line_texts() {
     );
     assert_eq!(
         app::table::LEGEND,
-        "  reached = calls that reached the provider, short = calls the breaker short-circuited,\n  \
-         fallback = answers served by the fallback, 4xx = client errors the breaker ignored"
+        "  reached = calls that reached the provider, short = calls the breaker short-circuited or the\n  \
+         bulkhead / rate limiter shed, fallback = answers served by the fallback, 4xx = client errors the\n  \
+         breaker ignored"
     );
     let summary = json!({"ok": true});
     assert_eq!(app::summary_line(&flags(&[]), &summary), None);

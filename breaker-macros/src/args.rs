@@ -125,7 +125,9 @@ enum RawArg {
 
 impl Parse for RawArg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        if (input.peek(Ident) || input.peek(Token![crate])) && input.peek2(Token![=]) {
+        if (input.peek(Ident) || input.peek(Token![crate]) || input.peek(Token![type]))
+            && input.peek2(Token![=])
+        {
             let key = Ident::parse_any(input)?;
             let _eq: Token![=] = input.parse()?;
             if input.is_empty() || input.peek(Token![,]) {

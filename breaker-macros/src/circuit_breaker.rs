@@ -15,7 +15,7 @@ use crate::lifetimes::{is_static, is_static_path, non_static_params};
 /// The `#[circuit_breaker]` layer.
 pub struct CircuitBreaker;
 
-static SPEC: Spec = Spec {
+pub static SPEC: Spec = Spec {
     attribute: "circuit_breaker",
     extra_keys: &[("registry", "path::TO::REGISTRY")],
     config_section: "resilience4j.circuitbreaker.instances",

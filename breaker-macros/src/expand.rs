@@ -146,7 +146,7 @@ fn expand(
                 written: layer.fallback_error(&protected.parts.err_text),
                 full_path: layer.fallback_error_path(),
             };
-            let plan = fallback::plan(fb, &protected, &typed, &err, &error, &cx.krate)?;
+            let plan = fallback::plan(fb, &protected, &typed, &err, &error, &cx.krate, None)?;
             let call = plan.call;
             let finish = quote! {
                 match #outcome {
@@ -199,7 +199,7 @@ fn expand(
 
 /// A never-taken `return` of the declared type, so `?` and `return` inside the body are typed
 /// against the fn's return type rather than left to inference.
-fn typed_return_edge(protected: &Protected) -> TokenStream {
+pub fn typed_return_edge(protected: &Protected) -> TokenStream {
     let output = &protected.output;
     if mentions_impl_trait(output) {
         return TokenStream::new();

@@ -34,6 +34,12 @@ pub struct Plan {
     /// An expression, with `err` (the layer's error) in scope, that evaluates to the fn's
     /// output.
     pub call: TokenStream,
+    /// For a fallback called more than once (a stacked layer's): statements binding the
+    /// arguments to fresh copies of the saved ones.
+    pub copies: TokenStream,
+    /// `call` after the arguments are bound: statements ending in the fn's output, to run
+    /// in an `async` block after `copies`.
+    pub rest: TokenStream,
 }
 
 /// How the fallback is called.
@@ -52,6 +58,7 @@ pub fn plan(
     err: &Ident,
     error: &ErrorParam<'_>,
     krate: &TokenStream,
+    copy_with: Option<&Ident>,
 ) -> syn::Result<Plan> {
     let at = Span::call_site().located_at(fb.span);
     let local = |name: &str| Ident::new(name, Span::mixed_site().located_at(fb.span));
@@ -79,7 +86,12 @@ pub fn plan(
     let items = check_items(&messages, &form, args.len() + 1, krate, at);
 
     // Copies for the fallback, taken before the protected call.
-    let copy = local("FallbackArgument");
+    // A stack copies arguments for its retry too: one check (`copy_with`) for every copy,
+    // each spanned on the argument's type, reports a missing `Clone` once.
+    let copy = match copy_with {
+        Some(ident) => ident.clone(),
+        None => local("FallbackArgument"),
+    };
     let saved_args = local("__fallback_args");
     let saved_self = local("__fallback_self");
     let copies = args.iter().map(|arg| {
@@ -152,9 +164,18 @@ pub fn plan(
         let ty = &protected.output;
         quote_spanned!(at=> #output::__output::<#ty>(#value))
     };
-    let call = quote_spanned! {at=>
-        {
-            let ( #(#idents,)* ) = #saved_args;
+    // Spelled as `save`'s copies (`&*order` over `&order`, both spanned on the argument), so a
+    // missing `Clone` is one error, not one per copy.
+    let fresh = args.iter().map(|arg| {
+        let ty_span = syn::spanned::Spanned::span(&arg.ty);
+        let ident = &arg.ident;
+        quote_spanned! {ty_span=> #copy::__copy(&*#ident), }
+    });
+    let copies = quote_spanned! {at=>
+        let ( #(ref #idents,)* ) = #saved_args;
+        let ( #(#idents,)* ) = ( #(#fresh)* );
+    };
+    let rest = quote_spanned! {at=>
             #receiver_setup
             let #function = #path;
             let #given = ( #receiver_given #(#idents,)* #err, );
@@ -166,9 +187,20 @@ pub fn plan(
             let #future = #is_async::__future(#kind.wrap(#out));
             let #value = #future.await;
             #finish
+    };
+    let call = quote_spanned! {at=>
+        {
+            let ( #(#idents,)* ) = #saved_args;
+            #rest
         }
     };
-    Ok(Plan { items, save, call })
+    Ok(Plan {
+        items,
+        save,
+        call,
+        copies,
+        rest,
+    })
 }
 
 /// Reports a fallback named in the wrong namespace when the file shows it (see
@@ -543,6 +575,7 @@ fn check_items(
                     the call: derive or implement `Clone`, pass it as `Arc<..>` or `&..`, or drop \
                     the fallback"
         )]
+        #[allow(dead_code)]
         trait FallbackArgument: Sized {
             fn __copy(&self) -> Self;
         }

@@ -1,5 +1,5 @@
-//! The resilience attributes, re-exported by the `resilience4rs` crate:
-//! `#[circuit_breaker]` today.
+//! The resilience attributes, re-exported by the `resilience4rs` crate: `#[circuit_breaker]`,
+//! `#[retry]`, `#[time_limiter]`, `#[bulkhead]` and `#[rate_limiter]`, which stack on one fn.
 //!
 //! Use them through `resilience4rs`; the generated code names the facade crate by the name
 //! the user's Cargo.toml gives it (a renamed dependency works), or by `crate = "path"`.
@@ -10,9 +10,11 @@
 //! around an `expand::Layer`, `diag` turns errors into `compile_error!` next to the
 //! unchanged item, `krate` finds the facade, `lifetimes` tells borrowed types and per-call
 //! expressions apart, `hints` spots a fallback named in the wrong namespace, `pretty` prints tokens for messages. `circuit_breaker` is the breaker's
-//! layer.
+//! layer; `retry`, `time_limiter`, `bulkhead` and `rate_limiter` the others'; `stack` collects
+//! the attributes of one fn into one composed call.
 
 mod args;
+mod bulkhead;
 mod circuit_breaker;
 mod diag;
 mod expand;
@@ -22,6 +24,10 @@ mod item;
 mod krate;
 mod lifetimes;
 mod pretty;
+mod rate_limiter;
+mod retry;
+mod stack;
+mod time_limiter;
 
 use proc_macro::TokenStream;
 
@@ -84,6 +90,10 @@ use proc_macro::TokenStream;
 ///
 /// With `#[tokio::test]` or `#[tokio::main]`, put `#[circuit_breaker]` first (attributes run
 /// from the top).
+///
+/// Stacked with `#[retry]`, `#[time_limiter]`, `#[bulkhead]` or `#[rate_limiter]` on the same
+/// fn, the layers make one call nested by the config's aspect orders, and every fallback takes
+/// `resilience4rs::StackError<E>` instead of `CallError<E>`: see [`macro@retry`].
 ///
 /// # Routing
 ///
@@ -189,13 +199,94 @@ use proc_macro::TokenStream;
 /// spells out the signature it must have).
 #[proc_macro_attribute]
 pub fn circuit_breaker(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(stack::Kind::CircuitBreaker, attr, item)
+}
+
+/// Retries an async fn or `&self` method with a named retry, like Resilience4j's
+/// `@Retry(name = "...", fallbackMethod = "...")`.
+///
+/// ```ignore
+/// #[retry(name = "backendA", fallback = "cached")]
+/// async fn fetch(id: u32) -> Result<String, MyError> { remote(id).await }
+///
+/// async fn cached(id: u32, error: StackError<MyError>) -> Result<String, MyError> { .. }
+/// ```
+///
+/// The instance is `name` of the global `RetryRegistry` (`resilience4j.retry.instances` of
+/// the same Spring files as the breakers, `resilience4rs::global_modules()`), or of
+/// `registry = EXPR` (anything that derefs to a `RetryRegistry`). The body runs once per
+/// attempt, each time with fresh clones of the arguments (so they must be `Clone`), waiting
+/// the config's interval between attempts; an `Err` is retried by the config's
+/// `retryExceptions` / `ignoreExceptions` (through the `ErrorCatalog`).
+///
+/// Arguments, fallback rules, `crate = "..."` and compile errors as for
+/// [`macro@circuit_breaker`], except that the fallback's error parameter is
+/// `resilience4rs::StackError<E>`, and that a `&mut self` or owned receiver is not supported.
+/// Without a fallback, the error type must implement `From<MaxRetriesExceeded>` (what the
+/// retry returns when `failAfterMaxAttempts` ends a call retried on its results).
+///
+/// # Stacking
+///
+/// `#[retry]`, `#[circuit_breaker]`, `#[rate_limiter]`, `#[time_limiter]` and `#[bulkhead]`
+/// on one fn, in any textual order, make one call nested as Spring nests the aspects: by
+/// the `*AspectOrder` properties of the global config, read on each call (default
+/// `Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(fn)))))`). Each layer's fallback
+/// wraps that layer only: it receives what escapes the layer (`StackError<E>`: the fn's
+/// error or any layer's rejection), and its `Ok` is a success to every outer layer. Without
+/// a fallback, a layer's rejection reaches the caller as the fn's error type, which must
+/// implement `From` of it (`CallNotPermitted`, `Timeout`, `BulkheadFullException`,
+/// `RequestNotPermitted`, `MaxRetriesExceeded`). Each attribute at most once per fn.
+#[proc_macro_attribute]
+pub fn retry(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(stack::Kind::Retry, attr, item)
+}
+
+/// Limits the duration of an async fn or `&self` method with a named time limiter, like
+/// Resilience4j's `@TimeLimiter(name = "...", fallbackMethod = "...")`.
+///
+/// The instance is `name` of the global `TimeLimiterRegistry`
+/// (`resilience4j.timelimiter.instances`) or of `registry = EXPR`. When `timeoutDuration`
+/// runs out, the call's future is dropped (cancelled at its current `.await`, whatever
+/// `cancelRunningFuture` says) and the layer fails with `Timeout` (`TimeLimiter '<name>'
+/// recorded a timeout exception.`). Arguments, fallback and stacking as for
+/// [`macro@retry`]; without a fallback the error type must implement `From<Timeout>`.
+#[proc_macro_attribute]
+pub fn time_limiter(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(stack::Kind::TimeLimiter, attr, item)
+}
+
+/// Limits the concurrent calls of an async fn or `&self` method with a named bulkhead, like
+/// Resilience4j's `@Bulkhead(name = "...", type = ..., fallbackMethod = "...")`.
+///
+/// `type = "SEMAPHORE"` (the default) uses `resilience4j.bulkhead.instances`
+/// (`maxConcurrentCalls`, `maxWaitDuration`); `type = "THREADPOOL"` uses
+/// `resilience4j.thread-pool-bulkhead.instances` (`maxThreadPoolSize` calls run,
+/// `queueCapacity` wait, in the caller's task). A full bulkhead fails the layer with
+/// `BulkheadFullException`. `registry = EXPR` derefs to a `BulkheadRegistry` (or a
+/// `ThreadPoolBulkheadRegistry` with `type = "THREADPOOL"`). Arguments, fallback and
+/// stacking as for [`macro@retry`]; without a fallback the error type must implement
+/// `From<BulkheadFullException>`.
+#[proc_macro_attribute]
+pub fn bulkhead(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(stack::Kind::Bulkhead, attr, item)
+}
+
+/// Rate-limits an async fn or `&self` method with a named rate limiter, like Resilience4j's
+/// `@RateLimiter(name = "...", fallbackMethod = "...")` (one permit per call).
+///
+/// The instance is `name` of the global `RateLimiterRegistry`
+/// (`resilience4j.ratelimiter.instances`) or of `registry = EXPR`. A call waits for a permit
+/// up to `timeoutDuration`; a call refused fails the layer with `RequestNotPermitted` (at
+/// once). Every result and error goes to `drainPermissionsOnResult`. Arguments, fallback and
+/// stacking as for [`macro@retry`]; without a fallback the error type must implement
+/// `From<RequestNotPermitted>`.
+#[proc_macro_attribute]
+pub fn rate_limiter(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(stack::Kind::RateLimiter, attr, item)
+}
+
+fn run(kind: stack::Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     // `Span::local_file`: Rust 1.88.
     let file = proc_macro::Span::call_site().local_file();
-    expand::attribute(
-        &circuit_breaker::CircuitBreaker,
-        attr.into(),
-        item.into(),
-        file.as_deref(),
-    )
-    .into()
+    stack::attribute(kind, attr.into(), item.into(), file.as_deref()).into()
 }

@@ -10,6 +10,7 @@ mod config;
 mod downstream;
 mod events;
 pub mod flags;
+mod layers;
 mod stats;
 mod style;
 mod summary;
@@ -74,8 +75,19 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
 
     let catalog = client::error_catalog();
     let (live, warnings) = LiveFile::load(&working, catalog.clone())?;
-    resilience4rs::init(live.registry().clone()).map_err(|e| e.to_string())?;
+    // Every module's registry and the aspect orders, for the attributes of `client`.
+    resilience4rs::init_live(live.live()).map_err(|e| e.to_string())?;
     let cb = resilience4rs::global().circuit_breaker(BREAKER);
+    let rejections = layers::Rejections::attach();
+    // The retry-alone client's retry and time limiter: the same file, its own instances.
+    let retry_only_modules = breaker_config::LiveConfig::load(
+        &[&working],
+        breaker_config::Loader::new(),
+        catalog.clone(),
+    )
+    .map_err(|e| e.to_string())?
+    .module_registries()
+    .clone();
     let events_file = match &flags.events {
         Some(p) => Some(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
         None => None,
@@ -88,15 +100,25 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
         .map_or(0, |d| d.as_millis() as u64);
     let events = events::EventLog::attach(&cb, epoch, events_file);
     let outage = flags.outage.clone();
-    let provider = downstream::start(epoch, outage.clone(), flags.outage_mode)
-        .await
-        .map_err(|e| e.to_string())?;
+    let provider = downstream::start(
+        epoch,
+        outage.clone(),
+        flags.slow_window(),
+        flags.outage_mode,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     let baseline_provider = match flags.no_baseline {
         true => None,
         false => Some(
-            downstream::start(epoch, outage.clone(), flags.outage_mode)
-                .await
-                .map_err(|e| e.to_string())?,
+            downstream::start(
+                epoch,
+                outage.clone(),
+                flags.slow_window(),
+                flags.outage_mode,
+            )
+            .await
+            .map_err(|e| e.to_string())?,
         ),
     };
 
@@ -116,6 +138,7 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
         flags.rate,
         flags.duration,
         bad_burst.clone(),
+        flags.slow_window(),
     ));
     let breaker_calls = Arc::new(Recorder::new(seconds));
     let baseline_calls = baseline_provider
@@ -144,7 +167,12 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
         events: events.clone(),
         outage: outage.clone(),
     };
-    let with_breaker = PaymentClient::new(provider.url.clone(), flags.timeout);
+    let with_breaker = PaymentClient::new(
+        provider.url.clone(),
+        flags.timeout,
+        resilience4rs::ModuleRegistries::default(),
+    );
+    let counters = with_breaker.counters.clone();
     let protected = traffic::run(
         arrivals.clone(),
         with_breaker,
@@ -154,7 +182,7 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
     );
     let unprotected = async {
         if let (Some(p), Some(rec)) = (&baseline_provider, &baseline_calls) {
-            let client = PaymentClient::new(p.url.clone(), flags.timeout);
+            let client = PaymentClient::new(p.url.clone(), flags.timeout, retry_only_modules);
             traffic::run(
                 arrivals.clone(),
                 client,
@@ -209,8 +237,37 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
             "provider_requests": provider.received.load(std::sync::atomic::Ordering::Relaxed),
             "started_unix_ms": started_unix_ms,
         }),
+        shed: rejections
+            .bulkhead
+            .load(std::sync::atomic::Ordering::Relaxed)
+            + rejections
+                .rate_limiter
+                .load(std::sync::atomic::Ordering::Relaxed),
     };
-    let summary = summary::report(&inputs);
+    let mut summary = summary::report(&inputs);
+    let stack = layers::report(&layers::Inputs {
+        outage: inputs.outage.clone(),
+        slow: flags.slow_window(),
+        stacked: &inputs.breaker,
+        retry_only: inputs.baseline.as_deref(),
+        provider_outage_requests: (
+            provider
+                .received_in_outage
+                .load(std::sync::atomic::Ordering::Relaxed),
+            baseline_provider.as_ref().map(|p| {
+                p.received_in_outage
+                    .load(std::sync::atomic::Ordering::Relaxed)
+            }),
+        ),
+        counters: &counters,
+        rejections: &rejections,
+    });
+    if let Some(obj) = summary.as_object_mut() {
+        let ok = obj.get("ok").and_then(Value::as_bool).unwrap_or(false)
+            && stack["ok"].as_bool().unwrap_or(false);
+        obj.insert("stack".into(), stack);
+        obj.insert("ok".into(), json!(ok));
+    }
     if let Some(line) = summary_line(&flags, &summary) {
         println!("{line}");
     }
@@ -256,7 +313,7 @@ fn print_banner(
         "{}\n",
         style::bold(
             "payment_service: a checkout asks its payment provider for FX quotes over HTTP, \
-                     through the `paymentService` circuit breaker"
+                     through the `paymentService` retry, circuit breaker, rate limiter, time limiter and bulkhead"
         )
     );
     println!(
@@ -297,6 +354,26 @@ fn print_banner(
         println!("{} records {}", label(""), list(&i.record_exceptions.value));
         println!("{} ignores {}", label(""), list(&i.ignore_exceptions.value));
     }
+    let m = resilience4rs::global_modules();
+    let (retry, tl) = (
+        m.retry.retry(BREAKER).config(),
+        m.time_limiter.time_limiter(BREAKER).config(),
+    );
+    let (bh, rl) = (
+        m.bulkhead.bulkhead(BREAKER).config(),
+        m.rate_limiter.rate_limiter(BREAKER).config(),
+    );
+    println!(
+        "{} {}: retry maxAttempts {} every {}, time limiter {}, bulkhead {} calls, rate limiter {} per {}",
+        label("stack"),
+        resilience4rs::global_stack_order(),
+        retry.max_attempts(),
+        show(retry.wait_duration().unwrap_or_default()),
+        show(tl.timeout_duration()),
+        bh.max_concurrent_calls(),
+        rl.limit_for_period(),
+        show(rl.limit_refresh_period()),
+    );
     let others: Vec<&str> = live
         .instance_names()
         .into_iter()
@@ -304,7 +381,7 @@ fn print_banner(
         .collect();
     if !others.is_empty() {
         println!(
-            "{} also loaded: {} (not called here); other resilience4j sections are not read",
+            "{} also loaded: {} (not called here)",
             label(""),
             others.join(", ")
         );
@@ -314,7 +391,7 @@ fn print_banner(
     }
     match baseline_url {
         Some(b) => println!(
-            "{} {url} (with breaker), {b} (without, same traffic)",
+            "{} {url} (the whole stack), {b} (retry and time limiter alone, same traffic)",
             label("provider")
         ),
         None => println!("{} {url}", label("provider")),
@@ -327,6 +404,15 @@ fn print_banner(
         ),
         OutageMode::Error => "requests get 503 Service Unavailable".to_string(),
     };
+    if let Some(w) = &flags.slow_window() {
+        println!(
+            "{} {}..{}: the provider answers in {} and traffic triples",
+            label("slow"),
+            show(w.start),
+            show(w.end),
+            show(downstream::SLOW_ANSWER)
+        );
+    }
     println!(
         "{} {}..{}: {how}",
         label("outage"),

@@ -1,12 +1,22 @@
 //! The checkout's client for the payment provider: one async method per remote call, the
-//! protected one behind `#[circuit_breaker]`, with a fallback that serves the last good quote.
+//! protected one behind the whole stack (`#[retry]`, `#[circuit_breaker]`, `#[rate_limiter]`,
+//! `#[time_limiter]`, `#[bulkhead]`, nested by the file's aspect orders), with a fallback on
+//! the retry (the outermost layer) that serves the last good quote.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use resilience4rs::{circuit_breaker, CallError, ErrorCatalog};
+use resilience4rs::bulkhead::BulkheadFullException;
+use resilience4rs::ratelimiter::RequestNotPermitted;
+use resilience4rs::retry::MaxRetriesExceeded;
+use resilience4rs::timelimiter::Timeout;
+use resilience4rs::{
+    bulkhead, circuit_breaker, rate_limiter, retry, time_limiter, CallNotPermitted, ErrorCatalog,
+    ModuleRegistries, StackError,
+};
 
 /// The breaker the client uses: `resilience4j.circuitbreaker.instances.paymentService`.
 pub const BREAKER: &str = "paymentService";
@@ -33,6 +43,9 @@ pub enum Served {
         /// The breaker rejected the call: it never reached the provider.
         short_circuited: bool,
     },
+    /// The last good value, because the bulkhead or the rate limiter shed the call: it never
+    /// reached the provider.
+    Shed,
 }
 
 /// What can go wrong calling the provider.
@@ -48,6 +61,8 @@ pub enum QuoteError {
     BadBody(String),
     /// The breaker rejected the call and there was no last good value to serve.
     ShortCircuited,
+    /// The bulkhead or the rate limiter shed the call and there was no last good value.
+    Shed(String),
 }
 
 impl QuoteError {
@@ -65,11 +80,39 @@ impl fmt::Display for QuoteError {
             QuoteError::Status(s) => write!(f, "HTTP {s}"),
             QuoteError::BadBody(e) => write!(f, "unreadable answer: {e}"),
             QuoteError::ShortCircuited => f.write_str("circuit open and no last good value"),
+            QuoteError::Shed(e) => write!(f, "{e} and no last good value"),
         }
     }
 }
 
 impl std::error::Error for QuoteError {}
+
+// A layer without a fallback hands its rejection to the caller as the fn's own error type.
+impl From<CallNotPermitted> for QuoteError {
+    fn from(_: CallNotPermitted) -> Self {
+        QuoteError::ShortCircuited
+    }
+}
+impl From<Timeout> for QuoteError {
+    fn from(_: Timeout) -> Self {
+        QuoteError::Timeout
+    }
+}
+impl From<BulkheadFullException> for QuoteError {
+    fn from(e: BulkheadFullException) -> Self {
+        QuoteError::Shed(e.to_string())
+    }
+}
+impl From<RequestNotPermitted> for QuoteError {
+    fn from(e: RequestNotPermitted) -> Self {
+        QuoteError::Shed(e.to_string())
+    }
+}
+impl From<MaxRetriesExceeded> for QuoteError {
+    fn from(e: MaxRetriesExceeded) -> Self {
+        QuoteError::Io(e.to_string())
+    }
+}
 
 /// Which Java exception names of the Spring file our error values answer to. The file says
 /// `recordExceptions: [HttpServerErrorException, TimeoutException, IOException]` and
@@ -90,6 +133,48 @@ pub fn error_catalog() -> ErrorCatalog {
         .register("java.io.IOException", |e: &QuoteError| {
             matches!(e, QuoteError::Io(_) | QuoteError::BadBody(_))
         })
+        // The layers' own exceptions, as Resilience4j names them: the time limiter's timeout
+        // is a `TimeoutException` too.
+        .register_type::<Timeout>("java.util.concurrent.TimeoutException")
+        .register_type::<CallNotPermitted>(
+            "io.github.resilience4j.circuitbreaker.CallNotPermittedException",
+        )
+        .register_type::<BulkheadFullException>(
+            "io.github.resilience4j.bulkhead.BulkheadFullException",
+        )
+        .register_type::<RequestNotPermitted>(
+            "io.github.resilience4j.ratelimiter.RequestNotPermitted",
+        )
+}
+
+/// What the client counts of its own calls: the provider calls in flight (and their
+/// maximum), and the calls the fallback answered for each layer that shed them.
+#[derive(Default, Debug)]
+pub struct ClientCounters {
+    in_flight: AtomicUsize,
+    /// The most provider calls in flight at once.
+    pub max_in_flight: AtomicUsize,
+    /// Calls the bulkhead rejected, answered by the fallback.
+    pub fallback_bulkhead: AtomicU64,
+    /// Calls the rate limiter refused, answered by the fallback.
+    pub fallback_rate_limiter: AtomicU64,
+}
+
+/// Decrements the in-flight count when a provider call ends, however it ends.
+struct InFlight<'a>(&'a ClientCounters);
+
+impl<'a> InFlight<'a> {
+    fn enter(c: &'a ClientCounters) -> Self {
+        let now = c.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        c.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(c)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The client. Cheap to clone; clones share the connection pool and the last good values.
@@ -99,59 +184,107 @@ pub struct PaymentClient {
     base_url: String,
     timeout: Duration,
     last_good: Arc<Mutex<HashMap<String, Quote>>>,
+    /// The retry and time limiter of the comparison client ("retry alone"): loaded from the
+    /// same file, apart from the global ones the protected `quote` uses.
+    modules: ModuleRegistries,
+    /// What this client counted.
+    pub counters: Arc<ClientCounters>,
 }
 
 impl PaymentClient {
-    /// A client for the provider at `base_url` with a per-call `timeout`.
-    pub fn new(base_url: String, timeout: Duration) -> Self {
+    /// A client for the provider at `base_url` with a per-call HTTP `timeout`; `modules` are
+    /// the registries `quote_retry_only` uses.
+    pub fn new(base_url: String, timeout: Duration, modules: ModuleRegistries) -> Self {
         PaymentClient {
             http: reqwest::Client::new(),
             base_url,
             timeout,
             last_good: Arc::default(),
+            modules,
+            counters: Arc::default(),
         }
     }
 
-    /// The quote for `currency`, through the `paymentService` circuit breaker.
-    #[circuit_breaker(name = "paymentService", fallback = "last_good_quote")]
+    /// The quote for `currency`, through the `paymentService` instances of every module,
+    /// nested as Spring nests them: `Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(
+    /// fetch)))))` with the file's (default) aspect orders, whatever the order written here.
+    #[retry(name = "paymentService", fallback = "last_good_quote")]
+    #[circuit_breaker(name = "paymentService")]
+    #[rate_limiter(name = "paymentService")]
+    #[time_limiter(name = "paymentService")]
+    #[bulkhead(name = "paymentService")]
     pub async fn quote(&self, currency: String) -> Result<Quote, QuoteError> {
         self.fetch(&currency).await
     }
 
-    /// Called for every failed or rejected `quote`: a bad request stays an error; anything
-    /// else gets the last good value, if there is one.
+    /// Called for every failed or rejected `quote`, with what escaped the retry (the last
+    /// attempt's error, or a layer's rejection): a bad request stays an error; anything else
+    /// gets the last good value, if there is one.
     async fn last_good_quote(
         &self,
         currency: String,
-        error: CallError<QuoteError>,
+        error: StackError<QuoteError>,
     ) -> Result<Quote, QuoteError> {
         match error {
-            CallError::Inner(e) if e.is_client_error() => Err(e),
-            CallError::Inner(e) => self.stale(&currency, false).ok_or(e),
-            CallError::NotPermitted(_) => self
-                .stale(&currency, true)
+            StackError::Inner(e) if e.is_client_error() => Err(e),
+            StackError::Inner(e) => self
+                .stale(
+                    &currency,
+                    Served::Stale {
+                        short_circuited: false,
+                    },
+                )
+                .ok_or(e),
+            StackError::Timeout(_) => self
+                .stale(
+                    &currency,
+                    Served::Stale {
+                        short_circuited: false,
+                    },
+                )
+                .ok_or(QuoteError::Timeout),
+            StackError::CallNotPermitted(_) => self
+                .stale(
+                    &currency,
+                    Served::Stale {
+                        short_circuited: true,
+                    },
+                )
                 .ok_or(QuoteError::ShortCircuited),
+            StackError::BulkheadFull(_) => {
+                self.counters
+                    .fallback_bulkhead
+                    .fetch_add(1, Ordering::Relaxed);
+                self.stale(&currency, Served::Shed)
+                    .ok_or_else(|| QuoteError::Shed(error.to_string()))
+            }
+            StackError::RequestNotPermitted(_) => {
+                self.counters
+                    .fallback_rate_limiter
+                    .fetch_add(1, Ordering::Relaxed);
+                self.stale(&currency, Served::Shed)
+                    .ok_or_else(|| QuoteError::Shed(error.to_string()))
+            }
+            other => Err(QuoteError::Io(other.to_string())),
         }
     }
 
-    /// The same call and the same fallback policy, without a circuit breaker.
-    pub async fn quote_without_breaker(&self, currency: String) -> Result<Quote, QuoteError> {
-        match self.fetch(&currency).await {
-            Err(e) if !e.is_client_error() => self.stale(&currency, false).ok_or(e),
-            other => other,
-        }
+    /// The same call and the same fallback policy with retry (and its time limiter) alone:
+    /// no breaker, no bulkhead, no rate limiter. Instances of its own registries.
+    #[retry(name = "paymentService", registry = self.modules.retry, fallback = "last_good_quote")]
+    #[time_limiter(name = "paymentService", registry = self.modules.time_limiter)]
+    pub async fn quote_retry_only(&self, currency: String) -> Result<Quote, QuoteError> {
+        self.fetch(&currency).await
     }
 
-    fn stale(&self, currency: &str, short_circuited: bool) -> Option<Quote> {
+    fn stale(&self, currency: &str, served: Served) -> Option<Quote> {
         let cached = self.last_good.lock().unwrap().get(currency).cloned()?;
-        Some(Quote {
-            served: Served::Stale { short_circuited },
-            ..cached
-        })
+        Some(Quote { served, ..cached })
     }
 
     /// One HTTP call: `GET /quote/{currency}`.
     async fn fetch(&self, currency: &str) -> Result<Quote, QuoteError> {
+        let _in_flight = InFlight::enter(&self.counters);
         let url = format!("{}/quote/{currency}", self.base_url);
         let response = self
             .http

@@ -8,7 +8,7 @@ use std::time::Duration;
 use breaker_config::{
     LiveConfig, Loader, ReloadEvent, ResolvedConfig, ResolvedInstance, SettingChange, Watch,
 };
-use resilience4rs::{ErrorCatalog, Registry};
+use resilience4rs::ErrorCatalog;
 
 use super::flags::show;
 
@@ -43,11 +43,6 @@ impl LiveFile {
     /// The live config (registries, management settings).
     pub fn live(&self) -> &LiveConfig {
         &self.live
-    }
-
-    /// The registry the file configures.
-    pub fn registry(&self) -> &Registry {
-        self.live.registry()
     }
 
     /// The file.

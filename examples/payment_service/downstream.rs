@@ -1,6 +1,6 @@
 //! The payment provider: a real HTTP server on 127.0.0.1 (ephemeral port) that quotes
-//! exchange rates, answers 404 for currencies it does not know, and goes down during its
-//! outage window.
+//! exchange rates, answers 404 for currencies it does not know, goes down during its outage
+//! window, and is slow (up, but [`SLOW_ANSWER`] per answer) during its slow window.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,36 +23,49 @@ pub const CURRENCIES: [(&str, f64); 4] = [
     ("JPY", 0.0066),
 ];
 
+/// How long the provider takes per answer while it is slow (well inside the time limiter's
+/// 250 ms, so slow calls succeed, but they pile up).
+pub const SLOW_ANSWER: Duration = Duration::from_millis(120);
+
 /// A running provider.
 pub struct Downstream {
     /// `http://127.0.0.1:PORT`
     pub url: String,
     /// Requests that arrived, whatever was answered.
     pub received: Arc<AtomicU64>,
+    /// Requests that arrived during the outage.
+    pub received_in_outage: Arc<AtomicU64>,
 }
 
 #[derive(Clone)]
 struct Shared {
     epoch: Epoch,
     outage: Range<Duration>,
+    slow: Option<Range<Duration>>,
     mode: OutageMode,
     received: Arc<AtomicU64>,
+    received_in_outage: Arc<AtomicU64>,
 }
 
-/// Starts a provider that is down during `outage` (measured from `epoch`).
+/// Starts a provider that is down during `outage` and slow during `slow` (measured from
+/// `epoch`).
 pub async fn start(
     epoch: Epoch,
     outage: Range<Duration>,
+    slow: Option<Range<Duration>>,
     mode: OutageMode,
 ) -> std::io::Result<Downstream> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
     let received = Arc::new(AtomicU64::new(0));
+    let received_in_outage = Arc::new(AtomicU64::new(0));
     let shared = Shared {
         epoch,
         outage,
+        slow,
         mode,
         received: received.clone(),
+        received_in_outage: received_in_outage.clone(),
     };
     let app = Router::new()
         .route("/quote/{currency}", get(quote))
@@ -62,13 +75,18 @@ pub async fn start(
             eprintln!("payment provider stopped: {e}");
         }
     });
-    Ok(Downstream { url, received })
+    Ok(Downstream {
+        url,
+        received,
+        received_in_outage,
+    })
 }
 
 async fn quote(State(s): State<Shared>, Path(currency): Path<String>) -> (StatusCode, String) {
     s.received.fetch_add(1, Ordering::Relaxed);
     let now = s.epoch.elapsed();
     if s.outage.contains(&now) {
+        s.received_in_outage.fetch_add(1, Ordering::Relaxed);
         match s.mode {
             // Hang until well past any sensible client timeout; the client gives up first and
             // hyper drops this future when the connection closes.
@@ -80,8 +98,12 @@ async fn quote(State(s): State<Shared>, Path(currency): Path<String>) -> (Status
             "payment provider unavailable".into(),
         );
     }
-    // A little work, as a real service would do.
-    tokio::time::sleep(Duration::from_millis(2)).await;
+    // A little work, as a real service would do; much more while it is slow.
+    let work = match &s.slow {
+        Some(w) if w.contains(&now) => SLOW_ANSWER,
+        _ => Duration::from_millis(2),
+    };
+    tokio::time::sleep(work).await;
     match CURRENCIES.iter().find(|(c, _)| *c == currency) {
         Some((c, base)) => {
             // The rate drifts slowly, so a stale value is visibly stale.

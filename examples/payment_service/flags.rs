@@ -37,6 +37,14 @@ pub struct Flags {
     #[arg(long, value_name = "FROM..TO", default_value = "5s..13s", value_parser = window)]
     pub outage: Range<Duration>,
 
+    /// When the provider is up but slow (and traffic triples), from..to
+    #[arg(long, value_name = "FROM..TO", default_value = "15s..19s", value_parser = window)]
+    pub slow: Range<Duration>,
+
+    /// No slow phase
+    #[arg(long)]
+    pub no_slow: bool,
+
     /// Mean request rate (requests per second, Poisson arrivals)
     #[arg(long, value_name = "PER_SECOND", default_value_t = 50.0)]
     pub rate: f64,
@@ -98,6 +106,11 @@ pub enum OutageMode {
 }
 
 impl Flags {
+    /// The slow phase, if there is one.
+    pub fn slow_window(&self) -> Option<Range<Duration>> {
+        (!self.no_slow).then(|| self.slow.clone())
+    }
+
     /// When the config edit happens, if it does.
     pub fn reload_time(&self) -> Option<Duration> {
         (!self.no_reload).then(|| self.reload_at.unwrap_or(self.duration / 2))
@@ -116,6 +129,11 @@ impl Flags {
         }
         if self.timeout.is_zero() {
             return Err("--timeout must be above 0".into());
+        }
+        if let Some(slow) = &self.slow_window() {
+            if slow.start < self.outage.end && self.outage.start < slow.end {
+                return Err("--slow must not overlap --outage".into());
+            }
         }
         Ok(())
     }
@@ -153,7 +171,7 @@ pub fn window(text: &str) -> Result<Range<Duration>, String> {
         .ok_or_else(|| format!("'{text}' is not a window (write FROM..TO, e.g. 5s..13s)"))?;
     let (from, to) = (duration(from)?, duration(to)?);
     if from >= to {
-        return Err(format!("'{text}': the outage must end after it starts"));
+        return Err(format!("'{text}': the window must end after it starts"));
     }
     Ok(from..to)
 }

@@ -1,9 +1,11 @@
 //! `cargo run --example payment_service`: a checkout service rides out its payment provider's
-//! outage behind a circuit breaker configured by an unchanged Spring Boot `application.yml`.
+//! outage, then a slow spell, behind a retry, a circuit breaker, a rate limiter, a time limiter
+//! and a bulkhead stacked on one method and configured by an unchanged Spring Boot
+//! `application.yml`.
 //!
 //! `cargo run --example payment_service -- --help` lists the flags. The parts, one per file:
 //! `flags` (command line), `config` (the Spring file, live), `downstream` (the provider, an
-//! axum server), `client` (reqwest + `#[circuit_breaker]` + fallback), `traffic` (Poisson
+//! axum server), `client` (reqwest + the stacked attributes + fallback), `layers` (the stack's summary), `traffic` (Poisson
 //! arrivals), `stats` / `table` / `events` / `summary` (what is printed), `app` (the run).
 
 use std::process::ExitCode;

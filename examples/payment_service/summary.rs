@@ -55,6 +55,9 @@ pub struct Inputs {
     pub reload: Result<Option<ReloadInfo>, String>,
     /// Flags worth echoing: seed, rate, duration.
     pub run: Value,
+    /// Calls the bulkhead or the rate limiter shed inside the breaker: the breaker ignores
+    /// those too (its `ignoreExceptions`), so they are not among the 4xx it ignored.
+    pub shed: u64,
 }
 
 /// Prints the summary and returns it as JSON (what `--summary-json` prints as the `SUMMARY`
@@ -77,7 +80,11 @@ pub fn report(i: &Inputs) -> Value {
     let closed_after_recovery = closed_at.is_some() && i.final_state == State::Closed;
     let reduction = n.map(|n| n.mean_ms / b.mean_ms.max(1e-3));
     let client_errors = Stats::of(&b_all).client_errors;
-    let ignored = i.events.ignored.load(Ordering::Relaxed) as usize;
+    let ignored = i
+        .events
+        .ignored
+        .load(Ordering::Relaxed)
+        .saturating_sub(i.shed) as usize;
     let burst_opened = i.bad_burst.as_ref().map(|w| {
         let until = w.end + i.timeout;
         transitions
@@ -247,10 +254,10 @@ fn print_table(
         b.calls
     );
     if n.is_some() {
-        let (w, wo) = (style::bold("with breaker"), style::bold("without breaker"));
+        let (w, wo) = (style::bold("whole stack"), style::bold("retry alone"));
         println!("  {:<42} {w:>15} {wo:>17}", "");
     } else {
-        println!("  {:<42} {:>15}", "", style::bold("with breaker"));
+        println!("  {:<42} {:>15}", "", style::bold("whole stack"));
     }
     for (label, with, without) in rows {
         match n {

@@ -11,8 +11,9 @@ use super::style;
 
 /// Printed once under the header: what the less obvious columns count.
 pub const LEGEND: &str =
-    "  reached = calls that reached the provider, short = calls the breaker short-circuited,\n  \
-fallback = answers served by the fallback, 4xx = client errors the breaker ignored";
+    "  reached = calls that reached the provider, short = calls the breaker short-circuited or the\n  \
+bulkhead / rate limiter shed, fallback = answers served by the fallback, 4xx = client errors the\n  \
+breaker ignored";
 
 /// What the table reads.
 pub struct Table {

@@ -16,6 +16,9 @@ use super::stats::{CallRecord, Epoch, Outcome, Recorder};
 /// Share of requests for a currency the provider does not know (answered 404).
 pub const BAD_REQUEST_SHARE: f64 = 0.10;
 
+/// How many times the usual rate arrives while the provider is slow (a flash sale).
+pub const SPIKE: f64 = 3.0;
+
 /// One request: when it is sent and what it asks for.
 #[derive(Clone, Debug)]
 pub struct Arrival {
@@ -25,20 +28,30 @@ pub struct Arrival {
     pub currency: &'static str,
 }
 
-/// Poisson arrivals at `rate` per second for `duration`. A share of the requests name an
-/// unknown currency; during `all_bad` every request does (a client bug).
+/// Poisson arrivals at `rate` per second for `duration` ([`SPIKE`] times that during
+/// `spike`). A share of the requests name an unknown currency; during `all_bad` every request
+/// does (a client bug).
 pub fn schedule(
     seed: u64,
     rate: f64,
     duration: Duration,
     all_bad: Option<Range<Duration>>,
+    spike: Option<Range<Duration>>,
 ) -> Vec<Arrival> {
     let mut rng = StdRng::seed_from_u64(seed);
     let gaps = Exp::new(rate).expect("rate is positive");
+    let spiked = Exp::new(rate * SPIKE).expect("rate is positive");
     let mut t = 0.0;
     let mut out = Vec::new();
     loop {
-        t += gaps.sample(&mut rng);
+        let in_spike = spike
+            .as_ref()
+            .is_some_and(|w| w.contains(&Duration::from_secs_f64(t)));
+        t += if in_spike {
+            spiked.sample(&mut rng)
+        } else {
+            gaps.sample(&mut rng)
+        };
         let at = Duration::from_secs_f64(t);
         if at >= duration {
             return out;
@@ -78,7 +91,7 @@ pub fn per_second(arrivals: &[Arrival], seconds: usize) -> Vec<u32> {
 pub enum Protection {
     /// `quote`, behind the circuit breaker.
     Breaker,
-    /// `quote_without_breaker`.
+    /// `quote_retry_only`: retry (and its time limiter) alone, no breaker.
     None,
 }
 
@@ -100,19 +113,22 @@ pub async fn run(
             let sent = Instant::now();
             let result = match protection {
                 Protection::Breaker => client.quote(currency).await,
-                Protection::None => client.quote_without_breaker(currency).await,
+                Protection::None => client.quote_retry_only(currency).await,
             };
             let outcome = match result {
                 Ok(q) if q.served == Served::Live => Outcome::Live,
+                // Shed by the bulkhead or the rate limiter: it never reached the provider
+                // either.
                 Ok(q) => Outcome::Stale {
                     short_circuited: q.served
                         == (Served::Stale {
                             short_circuited: true,
-                        }),
+                        })
+                        || q.served == Served::Shed,
                 },
                 Err(e) if e.is_client_error() => Outcome::ClientError,
                 Err(e) => Outcome::Failed {
-                    short_circuited: e == QuoteError::ShortCircuited,
+                    short_circuited: matches!(e, QuoteError::ShortCircuited | QuoteError::Shed(_)),
                 },
             };
             recorder.record(CallRecord {

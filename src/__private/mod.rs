@@ -13,5 +13,6 @@
 pub mod circuit_breaker;
 pub mod fallback;
 mod output;
+pub mod stack;
 
 pub use output::{Checked, ProtectedOutput, Witness};

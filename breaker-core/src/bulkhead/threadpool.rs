@@ -115,7 +115,8 @@ impl ThreadPoolBulkhead {
         })
     }
 
-    /// Runs `fut` through the bulkhead: [`submit`](Self::submit), then awaits it.
+    /// Runs `fut` through the bulkhead, as [`submit`](Self::submit) then awaiting it; unlike
+    /// `submit`, `fut` need not be `Send` (the call runs in the caller's task).
     ///
     /// # Errors
     /// [`BulkheadError::Full`] when rejected at submission; [`BulkheadError::Inner`] with the
@@ -123,9 +124,11 @@ impl ThreadPoolBulkhead {
     pub async fn call<F, T, E>(&self, fut: F) -> Result<T, BulkheadError<E>>
     where
         F: IntoFuture<Output = Result<T, E>>,
-        F::IntoFuture: Send,
     {
-        self.submit(fut)?.await.map_err(BulkheadError::Inner)
+        let ticket = self.admit()?;
+        let fut = fut.into_future();
+        let _running = ticket.start().await;
+        fut.await.map_err(BulkheadError::Inner)
     }
 
     fn admit(&self) -> Result<Ticket<'_>, BulkheadFullException> {

@@ -34,6 +34,8 @@ pub(crate) struct Context<'a, E> {
     attempts: u32,
     /// The last retried error.
     last_error: Option<RetryError<E>>,
+    /// What the exception settings and the interval function see of an error.
+    cause: fn(&E) -> &dyn Any,
 }
 
 /// What an event reports as its last throwable.
@@ -44,24 +46,44 @@ enum Last<'e, E> {
 }
 
 impl<'a, E: Any + fmt::Display> Context<'a, E> {
-    pub(crate) fn new(shared: &'a RetryShared, config: &'a RetryConfig) -> Self {
+    pub(crate) fn new(
+        shared: &'a RetryShared,
+        config: &'a RetryConfig,
+        cause: fn(&E) -> &dyn Any,
+    ) -> Self {
         Context {
             shared,
             config,
             attempts: 0,
             last_error: None,
+            cause,
+        }
+    }
+
+    /// The error as the exception settings and the interval function see it.
+    fn seen<'e>(&self, error: &'e RetryError<E>) -> &'e dyn Any {
+        match error {
+            RetryError::Inner(e) => (self.cause)(e),
+            other => other.as_any(),
         }
     }
 
     /// Handles the outcome of the attempt that just finished.
-    pub(crate) fn after<T: Any>(&mut self, outcome: Result<T, E>) -> Next<T, E> {
+    /// `value` gives what the result predicate sees of an `Ok` value.
+    pub(crate) fn after<T>(
+        &mut self,
+        outcome: Result<T, E>,
+        value_cause: fn(&T) -> &dyn Any,
+    ) -> Next<T, E> {
         let thrown = match outcome {
-            Ok(value) if self.config.exact_resilience4j => match self.on_result_exact(value) {
-                Ok(next) => return next,
-                // Thrown inside the loop's `try`: handled as the attempt's error.
-                Err(e) => e,
-            },
-            Ok(value) => return self.on_result(value),
+            Ok(value) if self.config.exact_resilience4j => {
+                match self.on_result_exact(value, value_cause) {
+                    Ok(next) => return next,
+                    // Thrown inside the loop's `try`: handled as the attempt's error.
+                    Err(e) => e,
+                }
+            }
+            Ok(value) => return self.on_result(value, value_cause),
             Err(e) => RetryError::Inner(e),
         };
         self.on_error(thrown)
@@ -71,7 +93,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
     fn on_error<T>(&mut self, error: RetryError<E>) -> Next<T, E> {
         let counters = &self.shared.counters;
         Counters::bump(&counters.total);
-        if !self.config.is_retryable(error.as_any()) {
+        if !self.config.is_retryable(self.seen(&error)) {
             Counters::bump(&counters.failed_without_retry);
             self.publish(RetryEventType::IgnoredError, 0, Last::Error(&error), None);
             return Next::Done(Err(error));
@@ -85,7 +107,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         }
         let wait = match self
             .config
-            .interval_millis(attempts, AttemptOutcome::Error(error.as_any()))
+            .interval_millis(attempts, AttemptOutcome::Error(self.seen(&error)))
         {
             Ok(w) => w,
             // Resilience4j's deferred check escapes to the caller, with no event.
@@ -115,10 +137,10 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
     }
 
     /// An attempt returned a value (default mode).
-    fn on_result<T: Any>(&mut self, value: T) -> Next<T, E> {
+    fn on_result<T>(&mut self, value: T, cause: fn(&T) -> &dyn Any) -> Next<T, E> {
         let counters = &self.shared.counters;
         Counters::bump(&counters.total);
-        if !self.config.is_retry_result(&value) {
+        if !self.config.is_retry_result(cause(&value)) {
             return Next::Done(self.complete(value));
         }
         self.attempts += 1;
@@ -126,10 +148,10 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         if attempts >= self.config.max_attempts {
             return Next::Done(self.exhausted(value));
         }
-        self.config.consume_result(attempts, &value);
+        self.config.consume_result(attempts, cause(&value));
         let wait = self
             .config
-            .interval_millis(attempts, AttemptOutcome::Result(&value))
+            .interval_millis(attempts, AttemptOutcome::Result(cause(&value)))
             .unwrap_or(-1);
         if wait < 0 {
             // A negative interval stops retrying: the results count as exhausted.
@@ -141,8 +163,12 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
 
     /// An attempt returned a value (exact mode): `Err` is what Resilience4j's success path
     /// throws into its own loop.
-    fn on_result_exact<T: Any>(&mut self, value: T) -> Result<Next<T, E>, RetryError<E>> {
-        if !self.config.is_retry_result(&value) {
+    fn on_result_exact<T>(
+        &mut self,
+        value: T,
+        cause: fn(&T) -> &dyn Any,
+    ) -> Result<Next<T, E>, RetryError<E>> {
+        if !self.config.is_retry_result(cause(&value)) {
             return self.complete_exact(value);
         }
         let counters = &self.shared.counters;
@@ -152,10 +178,10 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         if attempts >= self.config.max_attempts {
             return self.complete_exact(value);
         }
-        self.config.consume_result(attempts, &value);
+        self.config.consume_result(attempts, cause(&value));
         let wait = self
             .config
-            .interval_millis(attempts, AttemptOutcome::Result(&value))
+            .interval_millis(attempts, AttemptOutcome::Result(cause(&value)))
             .map_err(|m| RetryError::WaitInterval(WaitIntervalError::illegal_interval(m)))?;
         if wait < 0 {
             // The sleep rejects the negative value; with no earlier runtime exception on

@@ -144,18 +144,43 @@ impl Retry {
     /// [`RetryError::Inner`] with the last attempt's error; [`RetryError::MaxRetriesExceeded`]
     /// when the results ran out with `failAfterMaxAttempts`; [`RetryError::WaitInterval`]
     /// only in exact-Resilience4j mode.
-    pub async fn call<F, Fut, T, E>(&self, mut attempt: F) -> Result<T, RetryError<E>>
+    pub async fn call<F, Fut, T, E>(&self, attempt: F) -> Result<T, RetryError<E>>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, E>>,
         T: Any,
         E: Any + fmt::Display,
     {
+        self.call_classified(|v: &T| v as &dyn Any, |e: &E| e as &dyn Any, attempt)
+            .await
+    }
+
+    /// [`call`](Self::call) where the result predicate, the exception settings
+    /// (`retryExceptions`, `ignoreExceptions`, `retryOnException`) and the interval function
+    /// see what `value` and `cause` give of a value and an error: for an error type that
+    /// wraps the one to classify (a stack of layers, whose error carries the protected fn's
+    /// own error or an inner layer's rejection), and for a value type the caller checks to
+    /// be `'static` itself (no `T: Any` bound here, so the future's `Send` does not depend
+    /// on proving it for every lifetime).
+    ///
+    /// # Errors
+    /// As [`call`](Self::call).
+    pub async fn call_classified<F, Fut, T, E>(
+        &self,
+        value: fn(&T) -> &dyn Any,
+        cause: fn(&E) -> &dyn Any,
+        mut attempt: F,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: Any + fmt::Display,
+    {
         let config = self.inner.config.load_full();
-        let mut context = Context::new(&self.inner.shared, &config);
+        let mut context = Context::new(&self.inner.shared, &config, cause);
         loop {
             let outcome = attempt().await;
-            match context.after(outcome) {
+            match context.after(outcome, value) {
                 Next::Done(result) => return result,
                 Next::Wait(0) => {}
                 Next::Wait(ms) => config.clock.sleep(Duration::from_millis(ms)).await,

@@ -1,0 +1,598 @@
+//! Stacking: the five attributes on one fn make one composed call.
+//!
+//! Attributes run from the top, so the topmost resilience attribute sees the others as plain
+//! attributes on the item (as `tracing-attributes` sees its siblings): it takes them off,
+//! parses each one's arguments with that attribute's [`Spec`], and writes a single call of
+//! the facade's `__private::stack` runtime, which nests the layers per call by the aspect
+//! orders of the loaded config. A lone `#[circuit_breaker]` keeps its own expansion
+//! (`expand.rs`); every other combination goes through here.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, ItemFn, Pat};
+
+use crate::args::{Args, Name, Spec};
+use crate::circuit_breaker::CircuitBreaker;
+use crate::expand::{typed_return_edge, Context, Layer};
+use crate::fallback::{self, ErrorParam};
+use crate::item::{self, mentions_impl_trait, typed_args, Body, Protected, Receiver};
+use crate::lifetimes::is_static_path;
+
+/// One of the five attributes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// `#[retry]`.
+    Retry,
+    /// `#[circuit_breaker]`.
+    CircuitBreaker,
+    /// `#[rate_limiter]`.
+    RateLimiter,
+    /// `#[time_limiter]`.
+    TimeLimiter,
+    /// `#[bulkhead]`.
+    Bulkhead,
+}
+
+impl Kind {
+    const ALL: [Kind; 5] = [
+        Kind::Retry,
+        Kind::CircuitBreaker,
+        Kind::RateLimiter,
+        Kind::TimeLimiter,
+        Kind::Bulkhead,
+    ];
+
+    /// The attribute's name, and the field of the runtime's `Layers` and `Fallbacks`.
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Kind::Retry => "retry",
+            Kind::CircuitBreaker => "circuit_breaker",
+            Kind::RateLimiter => "rate_limiter",
+            Kind::TimeLimiter => "time_limiter",
+            Kind::Bulkhead => "bulkhead",
+        }
+    }
+
+    fn spec(self) -> &'static Spec {
+        match self {
+            Kind::Retry => &crate::retry::SPEC,
+            Kind::CircuitBreaker => &crate::circuit_breaker::SPEC,
+            Kind::RateLimiter => &crate::rate_limiter::SPEC,
+            Kind::TimeLimiter => &crate::time_limiter::SPEC,
+            Kind::Bulkhead => &crate::bulkhead::SPEC,
+        }
+    }
+
+    /// Resilience4j's name of the layer's rejection, for messages.
+    fn java(self) -> &'static str {
+        match self {
+            Kind::Retry => "@Retry",
+            Kind::CircuitBreaker => "@CircuitBreaker",
+            Kind::RateLimiter => "@RateLimiter",
+            Kind::TimeLimiter => "@TimeLimiter",
+            Kind::Bulkhead => "@Bulkhead",
+        }
+    }
+
+    /// The attribute `attr` is, when it is one of ours (by its last path segment:
+    /// `#[retry]`, `#[resilience4rs::retry]`).
+    fn of(attr: &Attribute) -> Option<Kind> {
+        let last = attr.path().segments.last()?.ident.to_string();
+        Kind::ALL.into_iter().find(|k| k.attribute() == last)
+    }
+}
+
+/// The entry point of every attribute.
+pub fn attribute(
+    kind: Kind,
+    attr: TokenStream,
+    item: TokenStream,
+    file: Option<&std::path::Path>,
+) -> TokenStream {
+    let Ok(mut func) = syn::parse2::<ItemFn>(item.clone()) else {
+        // Not a fn: the attribute's own analysis says what is wrong.
+        return single(kind, attr, item, file);
+    };
+    let mut siblings: Vec<(Kind, Attribute)> = Vec::new();
+    func.attrs.retain(|a| match Kind::of(a) {
+        Some(k) if matches!(a.style, syn::AttrStyle::Outer) => {
+            siblings.push((k, a.clone()));
+            false
+        }
+        _ => true,
+    });
+    if siblings.is_empty() && kind == Kind::CircuitBreaker {
+        return single(kind, attr, item, file);
+    }
+    let stripped = quote::ToTokens::to_token_stream(&func);
+    match stacked(kind, attr, &siblings, stripped.clone(), file) {
+        Ok(tokens) => tokens,
+        Err(error) => crate::diag::with_item(error, stripped),
+    }
+}
+
+/// A lone `#[circuit_breaker]`, or an item that is not a fn.
+fn single(
+    kind: Kind,
+    attr: TokenStream,
+    item: TokenStream,
+    file: Option<&std::path::Path>,
+) -> TokenStream {
+    if kind == Kind::CircuitBreaker {
+        return crate::expand::attribute(&CircuitBreaker, attr, item, file);
+    }
+    let error = Args::parse(attr, Span::call_site(), kind.spec())
+        .and_then(|_| item::analyse(item.clone(), kind.attribute()).map(|_| ()))
+        .err();
+    match error {
+        Some(error) => crate::diag::with_item(error, item),
+        None => item,
+    }
+}
+
+fn stacked(
+    kind: Kind,
+    attr: TokenStream,
+    siblings: &[(Kind, Attribute)],
+    item: TokenStream,
+    file: Option<&std::path::Path>,
+) -> syn::Result<TokenStream> {
+    let mut layers = vec![(kind, Args::parse(attr, Span::call_site(), kind.spec())?)];
+    for (k, a) in siblings {
+        if let Some((first, _)) = layers.iter().find(|(l, _)| l == k) {
+            return Err(syn::Error::new(
+                a.span(),
+                format!(
+                    "`#[{name}]` is given twice on this fn: a fn has one {what} (Resilience4j \
+                     applies one `{java}` per method); remove one",
+                    name = first.attribute(),
+                    what = first.attribute().replace('_', " "),
+                    java = first.java(),
+                ),
+            ));
+        }
+        let tokens = match &a.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream::new(),
+        };
+        layers.push((*k, Args::parse(tokens, a.span(), k.spec())?));
+    }
+    let protected = item::analyse(item, kind.attribute())?;
+    // The attributes taken off the item are not expanded by rustc: naming their paths keeps
+    // their imports used.
+    let paths = siblings.iter().map(|(_, a)| a.path());
+    let uses = quote! {
+        #(
+            #[allow(unused_imports)]
+            use #paths as _;
+        )*
+    };
+    for (_, args) in &layers {
+        if let Some(fb) = &args.fallback {
+            fallback::check_namespace(fb, &protected, file)?;
+        }
+    }
+    let given = layers.iter().find_map(|(_, a)| a.krate.as_ref());
+    let krate = crate::krate::facade(given)?;
+    expand(&layers, protected, krate, uses)
+}
+
+fn expand(
+    layers: &[(Kind, Args)],
+    mut protected: Protected,
+    krate: TokenStream,
+    uses: TokenStream,
+) -> syn::Result<TokenStream> {
+    let names: Vec<String> = layers
+        .iter()
+        .map(|(k, _)| format!("#[{}]", k.attribute()))
+        .collect();
+    let shown = names.join(" ");
+    match protected.receiver {
+        None | Some(Receiver::Shared) => {}
+        Some(_) => {
+            let at = protected
+                .func
+                .sig
+                .receiver()
+                .map(|r| r.span())
+                .unwrap_or_else(Span::call_site);
+            return Err(syn::Error::new(
+                at,
+                format!(
+                    "{shown} can only go on free fns and `&self` methods (the layers, their \
+                     fallbacks and every retry share the call): take `&self` and keep mutable \
+                     state behind a `Mutex`, or use `#[circuit_breaker]` alone"
+                ),
+            ));
+        }
+    }
+    let has = |k: Kind| layers.iter().any(|(l, _)| *l == k);
+    let repeat = has(Kind::Retry);
+    let any_fallback = layers.iter().any(|(_, a)| a.fallback.is_some());
+    let typed = if repeat || any_fallback {
+        typed_args(&mut protected.func)
+    } else {
+        Vec::new()
+    };
+    if repeat {
+        // Every attempt binds fresh copies; the fn's own bindings are only copied from.
+        for input in protected.func.sig.inputs.iter_mut() {
+            if let syn::FnArg::Typed(t) = input {
+                if let Pat::Ident(pi) = &mut *t.pat {
+                    pi.mutability = None;
+                }
+            }
+        }
+    }
+    let rebinds: TokenStream = typed
+        .iter()
+        .filter_map(|a| {
+            let pat = a.rebind.as_ref()?;
+            let ident = &a.ident;
+            Some(quote!(let #pat = #ident;))
+        })
+        .collect();
+    let private = quote!(#krate::__private::stack);
+    let bindings = item::bindings(&protected.func);
+
+    // The instances.
+    let mut handles = TokenStream::new();
+    let mut layer_fields = TokenStream::new();
+    for (kind, args) in layers {
+        let cx = Context {
+            krate: krate.clone(),
+            args,
+            protected: &protected,
+            bindings: bindings.clone(),
+        };
+        let handle = Ident::new(&format!("__stack_{}", kind.attribute()), Span::mixed_site());
+        handles.extend(match kind {
+            Kind::CircuitBreaker => CircuitBreaker.instance(&cx, &handle)?,
+            Kind::Retry => crate::retry::instance(&cx, &handle)?,
+            Kind::TimeLimiter => crate::time_limiter::instance(&cx, &handle)?,
+            Kind::RateLimiter => crate::rate_limiter::instance(&cx, &handle)?,
+            Kind::Bulkhead => crate::bulkhead::instance(&cx, &handle)?,
+        });
+        let field = Ident::new(kind.attribute(), Span::call_site());
+        layer_fields.extend(quote!(#field: ::core::option::Option::Some(#handle),));
+    }
+    for kind in Kind::ALL {
+        if !has(kind) {
+            let field = Ident::new(kind.attribute(), Span::call_site());
+            layer_fields.extend(quote!(#field: ::core::option::Option::None,));
+        }
+    }
+
+    // The fallbacks, each built before the body takes the arguments.
+    let err = Ident::new("__layer_error", Span::mixed_site());
+    let err_ty = match &protected.parts.err {
+        Some(e) if !mentions_impl_trait(e) => quote!(#krate::StackError<#e>),
+        _ => quote!(#krate::StackError<_>),
+    };
+    let copy = Ident::new("StackArgument", Span::mixed_site());
+    let copy_message = match (repeat, any_fallback) {
+        (true, true) => "`#[retry]` runs the fn again for every attempt, and a fallback runs with its own copy of every argument, but `{Self}` is not `Clone`",
+        (true, false) => "`#[retry]` runs the fn again for every attempt, each with its own copy of every argument, but `{Self}` is not `Clone`",
+        _ => "a fallback runs with its own copy of every argument (taken before the call), but `{Self}` is not `Clone`",
+    };
+    let copy_trait = if repeat || any_fallback {
+        quote! {
+            #[diagnostic::on_unimplemented(
+                message = #copy_message,
+                label = "`{Self}` must implement `Clone`",
+                note = "derive or implement `Clone`, or pass it as `Arc<..>` or `&..`"
+            )]
+            trait #copy: Sized {
+                fn __copy(&self) -> Self;
+            }
+            impl<T: ::core::clone::Clone> #copy for T {
+                #[inline(always)]
+                fn __copy(&self) -> Self {
+                    ::core::clone::Clone::clone(self)
+                }
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    let mut fallback_stmts = TokenStream::new();
+    let mut fallback_fields = TokenStream::new();
+    for kind in Kind::ALL {
+        let field = Ident::new(kind.attribute(), Span::call_site());
+        let fb = layers
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .and_then(|(_, a)| a.fallback.as_ref());
+        let Some(fb) = fb else {
+            fallback_fields.extend(quote!(#field: #private::none(),));
+            continue;
+        };
+        let error = ErrorParam {
+            written: format!("StackError<{}>", protected.parts.err_text),
+            full_path: "resilience4rs::StackError (a stacked fn's fallbacks all take it)",
+        };
+        let plan = fallback::plan(fb, &protected, &typed, &err, &error, &krate, Some(&copy))?;
+        let var = format_ident!(
+            "__stack_fallback_{}",
+            kind.attribute(),
+            span = Span::mixed_site()
+        );
+        let (items, save, copies, rest) = (plan.items, plan.save, plan.copies, plan.rest);
+        fallback_stmts.extend(quote! {
+            let #var = {
+                #items
+                #save
+                move |#err: #err_ty| {
+                    #copies
+                    async move { #rest }
+                }
+            };
+        });
+        fallback_fields.extend(quote!(#field: ::core::option::Option::Some(#var),));
+    }
+
+    // The body.
+    let body_future = match &protected.body {
+        Body::Native => {
+            let stmts = &protected.func.block.stmts;
+            let fake_return = typed_return_edge(&protected);
+            let mv = if repeat { quote!(move) } else { quote!() };
+            quote! {
+                async #mv {
+                    #fake_return
+                    #(#stmts)*
+                }
+            }
+        }
+        Body::AsyncTrait(inner) => quote!(#inner),
+    };
+    let (top_rebinds, body) = if repeat {
+        let copies = typed.iter().map(|a| {
+            let ident = &a.ident;
+            let ty_span = a.ty.span();
+            let call = quote_spanned!(ty_span=> #copy::__copy(&#ident));
+            quote! {
+                #[allow(unused_mut)]
+                let mut #ident = #call;
+            }
+        });
+        (
+            TokenStream::new(),
+            quote! {
+                #private::Repeat({
+                    move || {
+                        #(#copies)*
+                        #rebinds
+                        #body_future
+                    }
+                })
+            },
+        )
+    } else {
+        (rebinds, quote!(#private::once(#body_future)))
+    };
+
+    // What reaches the top: the fn's own error, or the rejection of a layer no fallback
+    // answers, which the fn's error type must carry.
+    let err_at = match &protected.parts.err {
+        Some(e) => e.span(),
+        None => protected.output.span(),
+    };
+    let convert = |kind: Kind, variant: &str| {
+        let variant = Ident::new(variant, Span::call_site());
+        let answered = !has(kind)
+            || layers
+                .iter()
+                .any(|(k, a)| *k == kind && a.fallback.is_some());
+        if answered {
+            let name = kind.java();
+            quote! {
+                ::core::result::Result::Err(#krate::StackError::#variant(_)) => #private::answered(#name),
+            }
+        } else {
+            let x = Ident::new("__rejection", Span::mixed_site());
+            quote_spanned! {err_at=>
+                ::core::result::Result::Err(#krate::StackError::#variant(#x)) =>
+                    ::core::result::Result::Err(#private::reject(#x)),
+            }
+        }
+    };
+    let mut arms = TokenStream::new();
+    arms.extend(convert(Kind::CircuitBreaker, "CallNotPermitted"));
+    arms.extend(convert(Kind::TimeLimiter, "Timeout"));
+    arms.extend(convert(Kind::Bulkhead, "BulkheadFull"));
+    arms.extend(convert(Kind::RateLimiter, "RequestNotPermitted"));
+    arms.extend(convert(Kind::Retry, "MaxRetriesExceeded"));
+    let retry_answered = layers
+        .iter()
+        .any(|(k, a)| *k == Kind::Retry && a.fallback.is_some());
+    arms.extend(if repeat && !retry_answered {
+        let x = Ident::new("__rejection", Span::mixed_site());
+        quote! {
+            ::core::result::Result::Err(#krate::StackError::WaitInterval(#x)) =>
+                #private::wait_interval_failed(#x),
+        }
+    } else {
+        quote! {
+            ::core::result::Result::Err(#krate::StackError::WaitInterval(_)) => #private::answered("@Retry"),
+        }
+    });
+
+    let output = &protected.output;
+    let checked = if mentions_impl_trait(output) {
+        quote_spanned!(output.span()=> #krate::__private::Checked::new())
+    } else {
+        quote_spanned!(output.span()=> <#output as #krate::__private::ProtectedOutput>::checked())
+    };
+    let result = Ident::new("__stack_result", Span::mixed_site());
+    let typed_result = if mentions_impl_trait(output) {
+        quote!(let #result = )
+    } else {
+        quote!(let #result: #output = )
+    };
+    let (stack, outcome, value, e) = (
+        Ident::new("__stack", Span::mixed_site()),
+        Ident::new("__stack_outcome", Span::mixed_site()),
+        Ident::new("__stack_value", Span::mixed_site()),
+        Ident::new("__stack_inner", Span::mixed_site()),
+    );
+    let inner_attrs = &protected.inner_attrs;
+    let body = quote! {
+        #uses
+        #copy_trait
+        #handles
+        #fallback_stmts
+        #top_rebinds
+        let #stack = #private::Stack {
+            order: #private::order(),
+            value: #private::as_any,
+            classify_value: #private::classify_value,
+            layers: #private::Layers { #layer_fields },
+            body: #body,
+            fallbacks: #private::Fallbacks { #fallback_fields },
+        };
+        let #outcome = #private::call(#checked, &#stack).await;
+        #typed_result match #outcome {
+            ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#value),
+            ::core::result::Result::Err(#krate::StackError::Inner(#e)) => ::core::result::Result::Err(#e),
+            #arms
+        };
+        #result
+    };
+    let func = &protected.func;
+    let attrs = &func.attrs;
+    let vis = &func.vis;
+    let sig = &func.sig;
+    let body = match &protected.body {
+        Body::Native => body,
+        Body::AsyncTrait(_) => quote!(::std::boxed::Box::pin(async move { #body })),
+    };
+    let mut block = proc_macro2::Group::new(
+        proc_macro2::Delimiter::Brace,
+        quote! {
+            #(#inner_attrs)*
+            #body
+        },
+    );
+    block.set_span(func.block.brace_token.span.join());
+    Ok(quote! {
+        #(#attrs)*
+        #vis #sig #block
+    })
+}
+
+/// Statements binding `handle` to a reference to the instance of a module beside the breaker:
+/// `module::Ty` found with `__private::stack::lookup(registry, name)` in `registry = ...` or
+/// the global module registries' `field`. A literal name in the global or a static registry
+/// is looked up once per call site; anything else on every call.
+pub fn module_instance(
+    cx: &Context<'_>,
+    handle: &Ident,
+    module: &str,
+    ty: &str,
+    field: &str,
+    lookup: &str,
+) -> TokenStream {
+    let krate = &cx.krate;
+    let private = quote!(#krate::__private::stack);
+    let (module, ty, field, lookup) = (
+        Ident::new(module, Span::call_site()),
+        Ident::new(ty, Span::call_site()),
+        Ident::new(field, Span::call_site()),
+        Ident::new(lookup, Span::call_site()),
+    );
+    let ty = quote!(#krate::#module::#ty);
+    let name_value = match &cx.args.name {
+        Name::Literal(lit) => quote!(#lit),
+        Name::Expr(expr) => quote_spanned!(expr.span()=> &#expr),
+    };
+    let registry = cx.args.extra("registry");
+    let per_call =
+        registry.filter(|r| !is_static_path(r, &cx.bindings, &cx.protected.func.sig.generics));
+    let reg = match registry {
+        Some(r) => quote_spanned!(r.span()=> &#r),
+        None => quote!(&#private::modules().#field),
+    };
+    let cell = Ident::new("__STACK_INSTANCE", Span::mixed_site());
+    let owned = format_ident!("__stack_{}_owned", field, span = Span::mixed_site());
+    match (per_call, &cx.args.name) {
+        (None, Name::Literal(_)) => quote! {
+            let #handle: &'static #ty = {
+                static #cell: #private::Cell<#ty> = #private::Cell::new();
+                #cell.get_or_init(|| #private::#lookup(#reg, #name_value))
+            };
+        },
+        _ => quote! {
+            let #owned: #ty = #private::#lookup(#reg, #name_value);
+            let #handle: &#ty = &#owned;
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attr(tokens: TokenStream) -> Attribute {
+        let item: ItemFn = syn::parse2(quote!(#tokens async fn f() {})).unwrap();
+        item.attrs.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn siblings_are_recognised_by_their_last_segment() {
+        assert_eq!(
+            Kind::of(&attr(quote!(#[retry(name = "a")]))),
+            Some(Kind::Retry)
+        );
+        assert_eq!(
+            Kind::of(&attr(quote!(#[resilience4rs::bulkhead(name = "a")]))),
+            Some(Kind::Bulkhead)
+        );
+        assert_eq!(
+            Kind::of(&attr(quote!(#[time_limiter]))),
+            Some(Kind::TimeLimiter)
+        );
+        assert_eq!(Kind::of(&attr(quote!(#[tracing::instrument]))), None);
+        assert_eq!(Kind::of(&attr(quote!(#[retry_later]))), None);
+    }
+
+    fn expand_str(kind: Kind, attr: TokenStream, item: TokenStream) -> String {
+        attribute(kind, attr, item, None).to_string()
+    }
+
+    #[test]
+    fn a_second_attribute_of_a_kind_is_one_error() {
+        let out = expand_str(
+            Kind::Retry,
+            quote!(name = "a"),
+            quote!(
+                #[retry(name = "b")]
+                async fn f() -> Result<u8, E> {
+                    Ok(1)
+                }
+            ),
+        );
+        assert!(out.contains("is given twice"), "{out}");
+        // The item is emitted without the siblings, so they report nothing more.
+        assert!(!out.contains("# [retry"), "{out}");
+    }
+
+    #[test]
+    fn siblings_are_taken_off_and_their_paths_kept_used() {
+        let out = expand_str(
+            Kind::Retry,
+            quote!(name = "a", crate = "r4"),
+            quote!(
+                #[circuit_breaker(name = "b")]
+                async fn f() -> Result<u8, E> {
+                    Ok(1)
+                }
+            ),
+        );
+        assert!(!out.contains("# [circuit_breaker"), "{out}");
+        assert!(out.contains("use circuit_breaker as _"), "{out}");
+        assert!(out.contains("r4 :: __private :: stack :: call"), "{out}");
+    }
+}
