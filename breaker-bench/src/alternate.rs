@@ -75,9 +75,9 @@ pub struct Plan {
 impl Default for Plan {
     fn default() -> Self {
         Plan {
-            rounds: 15,
-            pairs: 3,
-            batch: Duration::from_millis(8),
+            rounds: 31,
+            pairs: 5,
+            batch: Duration::from_millis(10),
         }
     }
 }

@@ -112,7 +112,7 @@ impl CircuitBreaker {
         };
         let machine = Machine::new(config.clone(), now);
         let word = pack(machine.state(), machine.generation());
-        let (reject_before, open_deadline) = fast_rejection_limits(&machine);
+        let (reject_before, open_deadline) = fast_rejection_limits(&machine, false);
         let name: Arc<str> = name.into();
         let reject_name = Name::new(&name);
         let cb = CircuitBreaker {
@@ -232,8 +232,10 @@ impl CircuitBreaker {
             let r = f(&mut m, now, &mut sink);
             m.publish_fast(!subscribed);
             let word = pack(m.state(), m.generation());
-            if self.inner.word.load(Ordering::Relaxed) != word {
-                let (reject_before, open_deadline) = fast_rejection_limits(&m);
+            let (reject_before, open_deadline) = fast_rejection_limits(&m, subscribed);
+            if self.inner.word.load(Ordering::Relaxed) != word
+                || self.inner.reject_before.load(Ordering::Relaxed) != reject_before
+            {
                 self.inner
                     .reject_before
                     .store(reject_before, Ordering::Relaxed);
@@ -295,31 +297,22 @@ impl CircuitBreaker {
     /// OPEN, FORCED_OPEN and HALF_OPEN.
     #[inline]
     fn try_acquire_not_admitting(&self, word: u64) -> Result<Permit<'_>, CallNotPermitted> {
-        let state = State::from_u8((word & 7) as u8);
-        if matches!(state, State::Open | State::ForcedOpen) && !self.inner.subscribers.any() {
-            // Rejected before the deadline with no timer due and nobody to tell: no lock.
-            // The count joins the state's metrics under the lock, before anything reads it.
+        if (1u8 << (word & 7)) & REJECTS_WITHOUT_LOCK != 0 {
+            // Rejected before the deadline with no timer due and nobody to tell (the limit
+            // is 0 while anyone is subscribed): no lock. The count joins the state's
+            // metrics under the lock, before anything reads it.
             let now = self.now_nanos();
             if now < self.inner.reject_before.load(Ordering::Acquire) {
                 self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
-                return Err(self.fast_rejection(state, now));
+                return Err(CallNotPermitted {
+                    name: self.inner.reject_name.clone(),
+                    state: State::from_u8((word & 7) as u8),
+                    until: self.inner.open_deadline.load(Ordering::Relaxed),
+                    at: now,
+                });
             }
         }
         self.try_acquire_slow()
-    }
-
-    /// The rejection the machine would return.
-    #[inline]
-    fn fast_rejection(&self, state: State, now: u64) -> CallNotPermitted {
-        CallNotPermitted {
-            name: self.inner.reject_name.clone(),
-            state,
-            until: match state {
-                State::Open => self.inner.open_deadline.load(Ordering::Relaxed),
-                _ => 0,
-            },
-            at: now,
-        }
     }
 
     /// Everything but a lock-free rejection: HALF_OPEN's trial permissions (lean when
@@ -692,11 +685,18 @@ const ADMITS_WITHOUT_LOCK: u8 =
 /// under a microsecond; a longer wait means the holder was preempted).
 const SPINS_BEFORE_YIELD: u32 = 100;
 
+/// The states that may reject without the lock: OPEN, FORCED_OPEN.
+const REJECTS_WITHOUT_LOCK: u8 = 1 << State::Open as u8 | 1 << State::ForcedOpen as u8;
+
 /// `(reject_before, open_deadline)` for the state `m` is in: OPEN rejects without the lock
 /// strictly before its automatic-transition timer and up to its deadline inclusive (the
 /// first request strictly after it moves to HALF_OPEN); FORCED_OPEN always; other states
-/// never.
-fn fast_rejection_limits(m: &Machine) -> (u64, u64) {
+/// never, and no state while anyone is `subscribed` (a rejection publishes NOT_PERMITTED).
+/// `open_deadline` is OPEN's deadline, 0 in other states.
+fn fast_rejection_limits(m: &Machine, subscribed: bool) -> (u64, u64) {
+    if subscribed {
+        return (0, m.open_deadline_if_open());
+    }
     match m.state() {
         State::Open => {
             let deadline = m.open_deadline();

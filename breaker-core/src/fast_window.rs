@@ -625,50 +625,56 @@ mod loom_models {
     /// holder seals, adds the counts to its window and publishes again (what a metrics read
     /// does): no outcome is lost or counted twice, whatever the interleaving, and an outcome
     /// that may have been checked against totals older than the ones it landed on says so.
+    const NOW: u64 = 1_700_000_000 * 1_000_000_000;
+
+    fn publish_time_window(fast: &FastWindow, w: &crate::window::TimeWindow) {
+        fast.publish_time(w.newest_second(), w.totals(), 1_000, 50.0, 50.0, u64::MAX);
+    }
+
+    fn settle_time_window(fast: &FastWindow, w: &mut crate::window::TimeWindow) {
+        if let Some(Sealed::Counts(t)) = fast.seal() {
+            w.add_to_newest(t);
+        }
+    }
+
+    /// One success as the breaker records it in a time window.
+    fn time_outcome(fast: &FastWindow, window: &Mutex<crate::window::TimeWindow>) {
+        match fast.try_record(false, 0, NOW) {
+            Recorded::Yes | Recorded::YesCheckAgain => {}
+            Recorded::No => {
+                let mut w = crate::sync::lock(window);
+                settle_time_window(fast, &mut w);
+                w.record(NOW, false, false);
+                publish_time_window(fast, &w);
+            }
+        }
+    }
+
+    /// TIME_BASED: two threads record lock-free into the newest second while the lock
+    /// holder seals, adds the counts to its window and publishes again (what a metrics read
+    /// does): no outcome is lost or counted twice, whatever the interleaving.
     #[test]
     fn loom_time_counts_are_handed_over_exactly_once() {
-        use crate::window::TimeWindow;
-        const NOW: u64 = 1_700_000_000 * 1_000_000_000;
         model(|| {
             let fast = Arc::new(FastWindow::default());
-            let window = Arc::new(Mutex::new(TimeWindow::new(10, NOW)));
-            let publish = |fast: &FastWindow, w: &TimeWindow| {
-                fast.publish_time(w.newest_second(), w.totals(), 1_000, 50.0, 50.0, u64::MAX)
-            };
-            publish(&fast, &crate::sync::lock(&window));
-            let record = |fast: &FastWindow, window: &Mutex<TimeWindow>| {
-                match fast.try_record(false, 0, NOW) {
-                    Recorded::Yes | Recorded::YesCheckAgain => {}
-                    Recorded::No => {
-                        let mut w = crate::sync::lock(window);
-                        if let Some(Sealed::Counts(t)) = fast.seal() {
-                            w.add_to_newest(t);
-                        }
-                        w.record(NOW, false, false);
-                        publish(fast, &w);
-                    }
-                }
-            };
+            let window = Arc::new(Mutex::new(crate::window::TimeWindow::new(10, NOW)));
+            publish_time_window(&fast, &crate::sync::lock(&window));
             let threads: Vec<_> = (0..2)
                 .map(|_| {
                     let (fast, window) = (fast.clone(), window.clone());
-                    thread::spawn(move || record(&fast, &window))
+                    thread::spawn(move || time_outcome(&fast, &window))
                 })
                 .collect();
             {
                 let mut w = crate::sync::lock(&window);
-                if let Some(Sealed::Counts(t)) = fast.seal() {
-                    w.add_to_newest(t);
-                }
-                publish(&fast, &w);
+                settle_time_window(&fast, &mut w);
+                publish_time_window(&fast, &w);
             }
             for t in threads {
                 t.join().unwrap();
             }
             let mut w = crate::sync::lock(&window);
-            if let Some(Sealed::Counts(t)) = fast.seal() {
-                w.add_to_newest(t);
-            }
+            settle_time_window(&fast, &mut w);
             assert_eq!(w.totals().calls, 2, "both outcomes, once each");
         });
     }

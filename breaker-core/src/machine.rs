@@ -339,6 +339,14 @@ impl Machine {
     pub fn open_deadline(&self) -> u64 {
         self.open_deadline
     }
+    /// OPEN's deadline, 0 in other states.
+    pub fn open_deadline_if_open(&self) -> u64 {
+        if self.state == State::Open {
+            self.open_deadline
+        } else {
+            0
+        }
+    }
     /// Adds rejections counted outside the lock to the current state's metrics.
     pub fn add_not_permitted(&mut self, n: u64) {
         self.metrics.not_permitted += n;

@@ -5,12 +5,12 @@
 
 #[cfg(loom)]
 pub(crate) use loom::sync::{
-    atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering},
+    atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering},
     Arc, Mutex, MutexGuard,
 };
 #[cfg(not(loom))]
 pub(crate) use std::sync::{
-    atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering},
+    atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering},
     Arc, Mutex, MutexGuard,
 };
 

@@ -2,17 +2,25 @@
 //! the one it replaces in a full count window, nobody subscribed) changes nothing a user can
 //! observe: a breaker without subscribers (which takes that path whenever it can) and one
 //! with a subscriber (which never takes it: its calls publish events) go through the same
-//! states with the same metrics, step by step, over random outcomes, durations, configs,
-//! config changes and manual transitions.
+//! states with the same metrics, step by step, over random outcomes, durations, count and
+//! time windows, configs, config changes and manual transitions.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use breaker_core::{CircuitBreaker, CircuitBreakerConfig, ManualClock, Metrics, State};
+use breaker_core::{
+    CircuitBreaker, CircuitBreakerConfig, ManualClock, Metrics, SlidingWindowType, State,
+};
 
+/// A random config: a count window of 1-30 calls or a time window of 1-5 s.
 fn config(rng: &mut fastrand::Rng, clock: &ManualClock) -> CircuitBreakerConfig {
-    let size = rng.i64(1..=30);
+    let (kind, size) = if rng.bool() {
+        (SlidingWindowType::CountBased, rng.i64(1..=30))
+    } else {
+        (SlidingWindowType::TimeBased, rng.i64(1..=5))
+    };
     CircuitBreakerConfig::builder()
+        .sliding_window_type(kind)
         .sliding_window_size(size)
         .minimum_number_of_calls(rng.i64(1..=40))
         .failure_rate_threshold(rng.f32() * 99.0 + 1.0)
@@ -41,7 +49,9 @@ fn quiet_and_subscribed_breakers_agree_step_by_step() {
         let loud = CircuitBreaker::new("loud", c);
         let _events = loud.attach_event_buffer(10);
         for step in 0..300 {
-            clock.advance(Duration::from_millis(rng.u64(0..3)));
+            // Mostly within one second, now and then into the next ones.
+            let ms = if rng.u8(0..50) == 0 { rng.u64(0..3000) } else { rng.u64(0..3) };
+            clock.advance(Duration::from_millis(ms));
             // Most outcomes repeat the previous one: the lock-free path's case.
             let failed = rng.u8(0..10) < 2;
             let elapsed = Duration::from_millis(rng.u64(0..25));

@@ -1,6 +1,7 @@
 //! A protected call allocates nothing on the heap: in CLOSED, OPEN (rejected) and HALF_OPEN,
 //! through the sync permit API and through async `call` around a ready future, with no
-//! subscriber attached; likewise a retried call that succeeds at once (or retries with 0 ms
+//! subscriber attached, with COUNT_BASED and TIME_BASED windows, lock-free or under the
+//! lock; likewise a retried call that succeeds at once (or retries with 0 ms
 //! waits), a time-limited call whose future is ready at its first poll, and a bulkhead's, a
 //! thread-pool bulkhead's and a rate limiter's admitted and rejected calls.
 //!
@@ -173,6 +174,32 @@ fn closed_async_call_allocates_nothing() {
     let n = allocations_during(|| async_calls(&cb, CALLS, 5));
     assert_eq!(cb.state(), State::Closed);
     assert_eq!(n, 0, "{n} allocations in {CALLS} CLOSED async calls");
+}
+
+#[test]
+fn time_based_calls_allocate_nothing() {
+    // A TIME_BASED window of 10 s: outcomes within a second mostly go lock-free, every
+    // fifth fails, and the clock crosses seconds (the window rotates its buckets in place).
+    let clock = ManualClock::at_epoch_millis(1_700_000_000_000);
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_type(breaker_core::SlidingWindowType::TimeBased)
+        .sliding_window_size(10)
+        .minimum_number_of_calls(100)
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .expect("valid config");
+    let cb = CircuitBreaker::new("time-based", config);
+    let run = |cb: &CircuitBreaker| {
+        for _ in 0..10 {
+            sync_calls(cb, CALLS / 10, 5);
+            async_calls(cb, CALLS / 10, 5);
+            clock.advance(Duration::from_millis(700));
+        }
+    };
+    run(&cb);
+    let n = allocations_during(|| run(&cb));
+    assert_eq!(cb.state(), State::Closed);
+    assert_eq!(n, 0, "{n} allocations in {} TIME_BASED calls", 2 * CALLS);
 }
 
 #[test]

@@ -125,6 +125,12 @@ impl ThreadPoolBulkhead {
         F: IntoFuture<Output = Result<T, E>>,
         F::IntoFuture: Send,
     {
+        // A free slot: run at once, as `submit` would, without its queue ticket.
+        if self.inner.semaphore.try_acquire() {
+            self.publish(BulkheadEventType::CallPermitted);
+            let _running = Running { pool: self };
+            return fut.await.map_err(BulkheadError::Inner);
+        }
         self.submit(fut)?.await.map_err(BulkheadError::Inner)
     }
 

@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +29,17 @@ pub(crate) struct RetryShared {
 struct Inner {
     shared: RetryShared,
     config: ArcSwap<RetryConfig>,
+    /// The config in force has no `retryOnResult`: a first attempt that returns `Ok` ends
+    /// the call, and the call needs no config at all.
+    plain_results: AtomicBool,
+}
+
+impl Inner {
+    fn set_config(&self, config: Arc<RetryConfig>) {
+        let plain = config.retry_on_result.is_none();
+        self.config.store(config);
+        self.plain_results.store(plain, Ordering::Release);
+    }
 }
 
 /// One named retry (Resilience4j's `Retry`). Cheap to clone; clones share the config,
@@ -79,6 +91,7 @@ impl Retry {
                     counters: Counters::default(),
                     events: EventPublisher::default(),
                 },
+                plain_results: AtomicBool::new(config.retry_on_result.is_none()),
                 config: ArcSwap::new(config),
             }),
         }
@@ -94,10 +107,11 @@ impl Retry {
         self.inner.config.load_full()
     }
 
-    /// Replaces the config: calls that start afterwards use it; calls already running keep
-    /// the config they started with. The counters and subscribers stay.
+    /// Replaces the config: calls whose first attempt ends afterwards use it; calls past
+    /// their first attempt keep the config they read then. The counters and subscribers
+    /// stay.
     pub fn replace_config(&self, config: RetryConfig) {
-        self.inner.config.store(Arc::new(config));
+        self.inner.set_config(Arc::new(config));
     }
 
     /// The counters (`getMetrics()`).
@@ -134,7 +148,9 @@ impl Retry {
     /// `attempt` makes a new future for every attempt. An `Err` is retried when the config's
     /// exception settings say so (every error by default); an `Ok` value is retried when
     /// `retryOnResult` accepts it. Events and counters follow Resilience4j's (module docs).
-    /// The config is read once, when the call starts.
+    /// The config is read once, when the first attempt ends (Resilience4j's decisions all
+    /// come after it); with no `retryOnResult`, a first attempt that returns `Ok` ends the
+    /// call without reading it: one counter increment is all it costs.
     ///
     /// Dropping the returned future stops at once: no further attempt is made, a pending
     /// wait is cancelled. A panic inside an attempt propagates with no event and no count,
@@ -151,15 +167,21 @@ impl Retry {
         T: Any,
         E: Any + fmt::Display,
     {
+        let mut outcome = attempt().await;
+        if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
+            // Success without retry: one attempt, no event (see `Counters`).
+            Counters::bump(&self.inner.shared.counters.successful_without_retry);
+            return outcome.map_err(RetryError::Inner);
+        }
         let config = self.inner.config.load_full();
         let mut context = Context::new(&self.inner.shared, &config);
         loop {
-            let outcome = attempt().await;
             match context.after(outcome) {
                 Next::Done(result) => return result,
                 Next::Wait(0) => {}
                 Next::Wait(ms) => config.clock.sleep(Duration::from_millis(ms)).await,
             }
+            outcome = attempt().await;
         }
     }
 }
@@ -190,7 +212,7 @@ impl RegistryInstance for Retry {
         Retry::config(self)
     }
     fn replace_config(&self, config: Arc<RetryConfig>) {
-        self.inner.config.store(config);
+        self.inner.set_config(config);
     }
     fn event_publisher(&self) -> &EventPublisher<RetryEvent> {
         Retry::event_publisher(self)
