@@ -71,7 +71,8 @@ fn half_open_breaker(trials: i64) -> CircuitBreaker {
         .expect("valid config");
     let cb = CircuitBreaker::new("bench-half-open", config);
     cb.transition_to_open_state().expect("CLOSED -> OPEN");
-    cb.transition_to_half_open_state().expect("OPEN -> HALF_OPEN");
+    cb.transition_to_half_open_state()
+        .expect("OPEN -> HALF_OPEN");
     cb
 }
 
@@ -198,7 +199,9 @@ fn rows(rt: &tokio::runtime::Runtime) -> Vec<Row<'_>> {
         rows.push(Row {
             name: "TIME_BASED call vs CLOSED count-based call",
             limit: 1.5,
-            a: Side::looped("breaker permit, TIME_BASED 10 s", move || permit_call(&time)),
+            a: Side::looped("breaker permit, TIME_BASED 10 s", move || {
+                permit_call(&time)
+            }),
             b: Side::looped("breaker permit, COUNT_BASED 100", move || permit_call(&cb)),
         });
     }
@@ -356,7 +359,9 @@ fn main() {
         plan.batch.as_millis()
     );
     println!();
-    println!("| target | A (median per call) | B (median per call) | A/B median | min-max | limit | |");
+    println!(
+        "| target | A (median per call) | B (median per call) | A/B median | min-max | limit | |"
+    );
     println!("| --- | --- | --- | ---: | ---: | ---: | --- |");
     let mut failed = 0;
     for mut row in rows(&rt) {

@@ -381,7 +381,7 @@ impl FastWindow {
     }
 
     /// Whether the path is open (for tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn is_open(&self) -> bool {
         self.hot.word.load(Ordering::Relaxed) & FAST != 0
     }
