@@ -1,5 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+// The generated code names the facade `::resilience4rs`; this makes that path work inside
+// the library too.
+extern crate self as resilience4rs;
+
 pub use breaker_core::*;
 
 #[doc(hidden)]
@@ -11,6 +15,18 @@ pub use global::{
     default_config_files, global, global_live_config, init, init_from_file, AlreadyInitialized,
     InitError, CONFIG_ENV, DEFAULT_CONFIG_FILE,
 };
+
+/// Resilience4j's Micrometer meters through the `metrics` facade (feature `metrics`).
+#[cfg(feature = "metrics")]
+pub use breaker_metrics as metrics;
+
+/// Spring Boot Actuator's endpoints as an axum Router (feature `actuator`).
+#[cfg(feature = "actuator")]
+pub use breaker_actuator as actuator;
+
+/// tower Layers for every module (feature `tower`).
+#[cfg(feature = "tower")]
+pub use breaker_tower as tower;
 
 /// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.
 pub use breaker_config as config;

@@ -13,6 +13,11 @@
 //!
 //! The reload goes through breaker-config's `LiveConfig` and its file watch.
 //!
+//! While it runs, the test scrapes the example's actuator over HTTP (reqwest): once while the
+//! breaker is OPEN and once after the run, when it has closed again. The state gauge, the
+//! call counters by `kind`, the not-permitted counter, the health status and the events
+//! endpoint must agree with what the example printed (its summary and its transitions).
+//!
 //! Schedule (about 9 s): the provider hangs from 3 s to 7 s; the client times out after
 //! 250 ms; at 2 s the example rewrites `waitDurationInOpenState: 5s` to `4s` in its working
 //! copy, so the breaker opens at about 3.3 s, waits the new 4 s, and its trial calls at about
@@ -22,12 +27,15 @@
 mod app;
 
 use clap::Parser;
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_run_rides_out_the_outage() {
     let events = tempfile::NamedTempFile::new().unwrap();
     let events_path = events.path().to_str().unwrap().to_string();
+    let (url_tx, url_rx) = tokio::sync::oneshot::channel::<String>();
     let args = [
         "payment_service",
         "--duration",
@@ -48,7 +56,32 @@ async fn short_run_rides_out_the_outage() {
         &events_path,
         "--summary-json",
     ];
-    let s = app::run_with_args(args).await.expect("the example runs");
+    let run = app::run_with_args_notify(args, move |url| {
+        let _ = url_tx.send(url);
+    });
+    let scrape_while_open = async {
+        let base = url_rx.await.expect("the example prints its actuator URL");
+        assert!(
+            base.starts_with("http://127.0.0.1:") && base.ends_with("/actuator"),
+            "{base}"
+        );
+        // Poll the health endpoint until the breaker is OPEN (about 3.3 s in).
+        let deadline = std::time::Instant::now() + Duration::from_secs(12);
+        loop {
+            let (_, h) = get_json(&format!("{base}/health")).await;
+            if h["components"]["circuitBreakers"]["details"]["paymentService"]["status"]
+                == "CIRCUIT_OPEN"
+            {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "never OPEN: {h}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Scrape::take(&base).await
+    };
+    let (s, open) = tokio::join!(run, scrape_while_open);
+    let s = s.expect("the example runs");
+    let closed = Scrape::take(&open.base).await;
     let f = |path: &str| -> &Value {
         s.pointer(path)
             .unwrap_or_else(|| panic!("no {path} in {s}"))
@@ -134,6 +167,202 @@ async fn short_run_rides_out_the_outage() {
         "{lines}"
     );
     assert_eq!(moves.len() as f64, num("/transitions"), "{lines}");
+
+    // The actuator while OPEN: the state gauge, health and the breaker's details say OPEN;
+    // rejections are counted; the buffered events are the newest, rejections among them.
+    let started = num("/run/started_unix_ms") as u64;
+    let at = |i: usize| -> u64 {
+        let v: Value = serde_json::from_str(lines.lines().nth(i).unwrap()).unwrap();
+        started + (v["t_s"].as_f64().unwrap() * 1000.0) as u64
+    };
+    let opened_at = at(0);
+    let closed_at = at(moves.len() - 1);
+    assert_eq!(open.gauge("state=\"open\""), 1.0, "{}", open.prometheus);
+    assert_eq!(open.gauge("state=\"closed\""), 0.0, "{}", open.prometheus);
+    assert!(
+        open.counter(
+            "resilience4j_circuitbreaker_not_permitted_calls_total",
+            "not_permitted"
+        ) > 0.0
+    );
+    assert!(open.counter("resilience4j_circuitbreaker_calls_seconds_count", "failed") > 0.0);
+    assert_eq!(
+        open.health_status, 200,
+        "CIRCUIT_OPEN does not count: {}",
+        open.health
+    );
+    assert_eq!(open.health["status"], "UP");
+    let details = &open.health["components"]["circuitBreakers"]["details"];
+    assert_eq!(details["paymentService"]["details"]["state"], "OPEN");
+    assert!(
+        details.get("fraudCheck").is_some(),
+        "registerHealthIndicator: true"
+    );
+    assert!(
+        details.get("ledgerService").is_none(),
+        "baseConfig: shared does not inherit configs.default's registerHealthIndicator"
+    );
+    assert_eq!(
+        open.breakers["circuitBreakers"]["paymentService"]["state"],
+        "OPEN"
+    );
+    let open_events = open.events["circuitBreakerEvents"].as_array().unwrap();
+    assert!(
+        !open_events.is_empty() && open_events.len() <= 10,
+        "eventConsumerBufferSize: 10"
+    );
+    assert!(
+        open_events.iter().any(|e| e["type"] == "NOT_PERMITTED"),
+        "{}",
+        open.events
+    );
+    let newest = open_events.last().unwrap();
+    assert!(
+        unix_ms(newest["creationTime"].as_str().unwrap()) + 50 >= opened_at,
+        "newest event {newest} is after the printed CLOSED -> OPEN at {opened_at}"
+    );
+    for e in open_events
+        .iter()
+        .filter(|e| e["type"] == "STATE_TRANSITION")
+    {
+        assert_eq!(e["stateTransition"], "CLOSED_TO_OPEN", "{}", open.events);
+    }
+
+    // After the run (CLOSED again): every counter equals what the example counted from the
+    // same breaker's events, and the state gauge, health and events say CLOSED.
+    assert_eq!(
+        closed.gauge("state=\"closed\""),
+        1.0,
+        "{}",
+        closed.prometheus
+    );
+    assert_eq!(closed.gauge("state=\"open\""), 0.0);
+    for (kind, key) in [
+        ("successful", "successful"),
+        ("failed", "failed"),
+        ("ignored", "ignored"),
+    ] {
+        assert_eq!(
+            closed.counter("resilience4j_circuitbreaker_calls_seconds_count", kind),
+            num(&format!("/breaker_events/{key}")),
+            "kind {kind}: {}",
+            closed.prometheus
+        );
+    }
+    assert_eq!(
+        closed.counter(
+            "resilience4j_circuitbreaker_not_permitted_calls_total",
+            "not_permitted"
+        ),
+        num("/breaker_events/not_permitted")
+    );
+    assert!(num("/breaker_events/ignored") >= 40.0, "the 404s: {s}");
+    // percentiles-histogram.resilience4j.circuitbreaker.calls: true -> buckets.
+    assert!(closed.prometheus.contains("resilience4j_circuitbreaker_calls_seconds_bucket{application=\"checkout\",kind=\"successful\",name=\"paymentService\",le=\"+Inf\"}"), "{}", closed.prometheus);
+    assert_eq!(
+        closed.health["components"]["circuitBreakers"]["details"]["paymentService"]["status"],
+        "UP"
+    );
+    let last_events = closed.events["circuitBreakerEvents"].as_array().unwrap();
+    assert_eq!(last_events.len(), 10, "{}", closed.events);
+    for e in last_events {
+        assert!(
+            ["SUCCESS", "IGNORED_ERROR", "STATE_TRANSITION"].contains(&e["type"].as_str().unwrap()),
+            "{}",
+            closed.events
+        );
+        assert!(
+            unix_ms(e["creationTime"].as_str().unwrap()) + 50 >= closed_at,
+            "{e}"
+        );
+    }
+}
+
+/// What one scrape of the actuator read.
+struct Scrape {
+    base: String,
+    prometheus: String,
+    health_status: u16,
+    health: Value,
+    events: Value,
+    breakers: Value,
+}
+
+impl Scrape {
+    async fn take(base: &str) -> Scrape {
+        let (status, prometheus) = get(&format!("{base}/prometheus")).await;
+        assert_eq!(status, 200);
+        let (health_status, health) = get_json(&format!("{base}/health")).await;
+        Scrape {
+            base: base.to_string(),
+            prometheus,
+            health_status,
+            health,
+            events: get_json(&format!("{base}/circuitbreakerevents/paymentService"))
+                .await
+                .1,
+            breakers: get_json(&format!("{base}/circuitbreakers")).await.1,
+        }
+    }
+
+    /// `resilience4j_circuitbreaker_state{application="checkout",name="paymentService",<state>}`.
+    fn gauge(&self, state: &str) -> f64 {
+        self.line(&format!(
+            "resilience4j_circuitbreaker_state{{application=\"checkout\",name=\"paymentService\",{state}}}"
+        ))
+    }
+
+    /// `<name>{application="checkout",kind="<kind>",name="paymentService"}`.
+    fn counter(&self, name: &str, kind: &str) -> f64 {
+        self.line(&format!(
+            "{name}{{application=\"checkout\",kind=\"{kind}\",name=\"paymentService\"}}"
+        ))
+    }
+
+    fn line(&self, series: &str) -> f64 {
+        self.prometheus
+            .lines()
+            .find_map(|l| l.strip_prefix(series).and_then(|r| r.strip_prefix(' ')))
+            .unwrap_or_else(|| panic!("no {series} in\n{}", self.prometheus))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+}
+
+async fn get(url: &str) -> (u16, String) {
+    let r = reqwest::get(url)
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn get_json(url: &str) -> (u16, Value) {
+    let (status, text) = get(url).await;
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{url}: {e}: {text}"));
+    (status, v)
+}
+
+/// Milliseconds since the Unix epoch of `creationTime` (`2026-05-05T10:15:30.123Z`).
+fn unix_ms(zoned: &str) -> u64 {
+    let t = zoned.trim_end_matches('Z');
+    let (date, time) = t.split_once('T').unwrap();
+    let d: Vec<i64> = date.split('-').map(|x| x.parse().unwrap()).collect();
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let h: Vec<i64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
+    let (y, m) = if d[1] <= 2 {
+        (d[0] - 1, d[1] + 9)
+    } else {
+        (d[0], d[1] - 3)
+    };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + d[2] - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h[0] * 3600 + h[1] * 60 + h.get(2).copied().unwrap_or(0);
+    let ms: i64 = format!("{frac:0<3}")[..3].parse().unwrap();
+    (secs * 1000 + ms) as u64
 }
 
 #[test]

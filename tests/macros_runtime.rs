@@ -270,3 +270,74 @@ async fn global_registry_set_by_init_is_used() {
     let breaker = resilience4rs::global().circuit_breaker("macros-runtime-global");
     assert_eq!(breaker.state(), State::Open);
 }
+
+// --- the attribute above `#[tokio::test]` protects the test itself ----------------------------
+
+static TEST_ORDER: LazyLock<Registry> = LazyLock::new(|| Registry::with_default_config(config(4)));
+
+#[circuit_breaker(name = "protected-test", registry = TEST_ORDER)]
+#[tokio::test]
+async fn circuit_breaker_above_tokio_test_wraps_the_async_body() -> Result<(), SvcError> {
+    // Inside the protected body: the breaker exists and has granted this call's permit.
+    let breaker = TEST_ORDER.circuit_breaker("protected-test");
+    assert_eq!(breaker.state(), State::Closed);
+    assert_eq!(
+        breaker.metrics().number_of_buffered_calls,
+        0,
+        "recorded when the body ends"
+    );
+    tokio::task::yield_now().await;
+    Ok(())
+}
+
+// --- `registry = self.registry`: each instance's calls go to its own registry ---------------
+
+pub struct Tenant {
+    registry: Registry,
+}
+
+impl Tenant {
+    #[circuit_breaker(name = "tenant", registry = self.registry)]
+    async fn call(&self, fail: bool) -> Result<u32, SvcError> {
+        if fail {
+            Err(SvcError::Down)
+        } else {
+            Ok(1)
+        }
+    }
+}
+
+#[tokio::test]
+async fn registry_from_self_is_evaluated_on_every_call() {
+    let a = Tenant {
+        registry: Registry::with_default_config(config(2)),
+    };
+    let b = Tenant {
+        registry: Registry::with_default_config(config(2)),
+    };
+    // Interleaved: a per-call-site cache would send every call to `a`'s registry.
+    for _ in 0..2 {
+        assert_eq!(a.call(false).await, Ok(1));
+        assert_eq!(b.call(true).await, Err(SvcError::Down));
+    }
+    assert_eq!(
+        b.call(false).await,
+        Err(SvcError::Rejected),
+        "b's breaker opened"
+    );
+    assert_eq!(a.call(false).await, Ok(1), "a's breaker did not");
+    let (ma, mb) = (
+        a.registry.circuit_breaker("tenant").metrics(),
+        b.registry.circuit_breaker("tenant").metrics(),
+    );
+    // Windows of 2 calls: `a`'s holds its last two successes.
+    assert_eq!(
+        (ma.number_of_successful_calls, ma.number_of_failed_calls),
+        (2, 0)
+    );
+    assert_eq!(
+        (mb.number_of_failed_calls, mb.number_of_not_permitted_calls),
+        (2, 1)
+    );
+    assert_eq!((ma.state, mb.state), (State::Closed, State::Open));
+}

@@ -56,6 +56,7 @@ mod keys;
 mod limits;
 mod live;
 mod load;
+mod management;
 mod model;
 pub mod modules;
 mod origin;
@@ -78,6 +79,9 @@ pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
 pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};
 pub use load::{Format, Loaded, Loader, SourceText};
+pub use management::{
+    ManagementConfig, ModuleMetrics, ShowDetails, DEFAULT_STATUS_ORDER, METRIC_SECTIONS,
+};
 pub use model::{
     Base, ResolvedConfig, ResolvedInstance, Setting, SlidingWindowType, State, ValueSource,
     WaitInterval,

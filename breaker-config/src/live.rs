@@ -207,6 +207,13 @@ impl LiveConfig {
         cur.loaded.modules.clone()
     }
 
+    /// The `management.*` settings in force (metric tags, health indicators, endpoint
+    /// exposure): after a rejected reload, still the last good ones.
+    pub fn management(&self) -> crate::ManagementConfig {
+        let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
+        cur.loaded.management.clone()
+    }
+
     /// The warnings of the config in force (unknown keys, Java predicate classes).
     pub fn warnings(&self) -> Vec<String> {
         let cur = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
@@ -287,7 +294,24 @@ impl LiveInner {
                 for w in &loaded.warnings {
                     tracing::warn!("{w}");
                 }
-                tracing::info!(files = ?self.paths, "resilience4j config reloaded: {report}");
+                for c in &report.changes {
+                    tracing::debug!(
+                        target: "breaker::reload",
+                        instance = %c.instance,
+                        setting = %c.setting,
+                        old = %c.old,
+                        new = %c.new,
+                        "setting changed"
+                    );
+                }
+                tracing::info!(
+                    target: "breaker::reload",
+                    files = ?self.paths,
+                    changes = report.changes.len(),
+                    added = ?report.added,
+                    removed = ?report.removed,
+                    "resilience4j config reloaded: {report}"
+                );
                 *cur = Current { contents, loaded };
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 ReloadEvent::Applied(report)
@@ -295,7 +319,12 @@ impl LiveInner {
             Err(e) => {
                 // Remember the bad content so the watcher does not retry it in a loop.
                 cur.contents = contents;
-                tracing::error!(files = ?self.paths, "resilience4j config reload rejected, previous config kept: {e}");
+                tracing::error!(
+                    target: "breaker::reload",
+                    files = ?self.paths,
+                    error = %e,
+                    "resilience4j config reload rejected, previous config kept"
+                );
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
                 ReloadEvent::Failed(e)
             }

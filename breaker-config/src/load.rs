@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::bind;
 use crate::error::{LoadError, Warning};
 use crate::limits::Limits;
+use crate::management::ManagementConfig;
 use crate::model::ResolvedConfig;
 use crate::modules::ModulesConfig;
 use crate::placeholders::Resolver;
@@ -58,6 +59,11 @@ pub struct Loaded {
     /// Every active document, lowest precedence first: the parsed model of all sections
     /// (retry, bulkhead, spring.*, ...), kept for callers that need them.
     pub documents: Vec<Document>,
+    /// The `management.*` settings (metric tags, health indicators, endpoint exposure) and
+    /// each module's `tags` / `metrics.enabled`.
+    pub management: ManagementConfig,
+    /// `management.*` values Spring Boot could not bind (part of [`errors`](Self::errors)).
+    pub management_errors: Vec<crate::ConfigError>,
 }
 
 impl Loaded {
@@ -66,6 +72,7 @@ impl Loaded {
     pub fn errors(&self) -> Vec<&crate::ConfigError> {
         let mut out = self.config.all_errors();
         out.extend(self.modules.all_errors());
+        out.extend(self.management_errors.iter());
         out
     }
 }
@@ -224,11 +231,15 @@ impl Loader {
         let mut config = resolve::resolve_all(&section, profiles.names);
         crate::to_core::validate_with_core(&mut config);
         let modules = crate::modules::load(&refs, &resolver, &mut warnings);
+        let (management, management_errors) =
+            crate::management::read(&refs, &resolver, &mut warnings);
         Ok(Loaded {
             config,
             modules,
             warnings,
             documents: active,
+            management,
+            management_errors,
         })
     }
 }

@@ -103,20 +103,58 @@ impl CircuitBreaker {
     #[inline]
     pub fn classify<T: Any, E: Any>(&self, result: &Result<T, E>) -> Outcome {
         match result {
-            Ok(v) => {
-                if self.has_result_predicate() {
-                    self.config().classify_result(v)
-                } else {
-                    Outcome::Success
-                }
-            }
-            Err(e) => {
-                if self.errors_are_all_failures() {
-                    Outcome::Failure
-                } else {
-                    self.config().classify_error(e)
-                }
-            }
+            Ok(v) => self.classify_value(v),
+            Err(e) => self.classify_error(e),
+        }
+    }
+
+    /// How the config classifies a successful value: a failure when the `recordResult`
+    /// predicate accepts it, else a success.
+    ///
+    /// The value must be `'static` because the predicate names its type (`record_result::<T>`)
+    /// and is matched by type id. A value whose type is not `'static` (a borrow, a generic
+    /// type without a `'static` bound) can never be the predicate's type: it is a success,
+    /// which is what [`call_with`](Self::call_with) callers such as `#[circuit_breaker]` on
+    /// a fn returning borrowed data record.
+    #[inline]
+    pub fn classify_value<T: Any>(&self, value: &T) -> Outcome {
+        if self.has_result_predicate() {
+            self.config().classify_result(value)
+        } else {
+            Outcome::Success
+        }
+    }
+
+    /// How the config classifies an error: `ignoreExceptions` / `ignore_exception` first
+    /// (ignored), then `recordExceptions` / `record_exception` (a failure), else a success;
+    /// every error is a failure when no record or ignore setting is given.
+    ///
+    /// The error must be `'static` because the [`ErrorCatalog`](crate::ErrorCatalog) and the
+    /// predicates match errors by type id. For an error type that is not `'static`, see
+    /// [`classify_unnamed_error`](Self::classify_unnamed_error).
+    #[inline]
+    pub fn classify_error<E: Any>(&self, error: &E) -> Outcome {
+        if self.errors_are_all_failures() {
+            Outcome::Failure
+        } else {
+            self.config().classify_error(error)
+        }
+    }
+
+    /// How the config classifies an error that no exception name or predicate can match: an
+    /// error whose type is not `'static` (it borrows), which no catalog entry or predicate
+    /// can be registered for. A failure when no record or ignore setting is given, and when
+    /// only ignore settings are given; a success when `recordExceptions` or
+    /// `record_exception` is set (the error is not in the record list), as for any other
+    /// error that matches no name.
+    #[inline]
+    pub fn classify_unnamed_error(&self) -> Outcome {
+        /// A type no catalog entry or predicate names.
+        struct Unnamed;
+        if self.errors_are_all_failures() {
+            Outcome::Failure
+        } else {
+            self.config().classify_error(&Unnamed)
         }
     }
 }

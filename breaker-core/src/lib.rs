@@ -122,6 +122,7 @@ mod throwable;
 pub mod timelimiter;
 #[cfg(feature = "tokio")]
 mod timer;
+pub mod trace;
 mod window;
 
 pub use breaker::CircuitBreaker;

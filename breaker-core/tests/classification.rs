@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use breaker_core::{
-    CallError, CircuitBreaker, CircuitBreakerConfig, ErrorCatalog, EventType, State,
+    CallError, CircuitBreaker, CircuitBreakerConfig, ErrorCatalog, EventType, Outcome, State,
 };
 
 #[derive(Debug, PartialEq)]
@@ -81,4 +81,78 @@ fn ignored_errors_are_neither_and_unlisted_errors_are_successes() {
     assert_eq!(m.number_of_buffered_calls, 2);
     assert_eq!(m.number_of_failed_calls, 1);
     assert_eq!(m.number_of_successful_calls, 1);
+}
+
+/// An error that borrows: no catalog entry or predicate can name its type.
+#[derive(Debug)]
+struct Borrowed<'a>(#[allow(dead_code)] &'a str);
+
+#[tokio::test]
+async fn an_error_no_name_can_match_is_classified_as_unlisted() {
+    let catalog = ErrorCatalog::new().register("HttpServerErrorException", |e: &HttpError| {
+        matches!(e, HttpError::Status(500..=599))
+    });
+    let plain = CircuitBreaker::new("plain", CircuitBreakerConfig::default());
+    let ignoring = CircuitBreaker::new(
+        "ignoring",
+        CircuitBreakerConfig::builder()
+            .error_catalog(catalog.clone())
+            .ignore_exceptions(["HttpServerErrorException"])
+            .build()
+            .unwrap(),
+    );
+    let recording = CircuitBreaker::new(
+        "recording",
+        CircuitBreakerConfig::builder()
+            .error_catalog(catalog)
+            .record_exceptions(["HttpServerErrorException"])
+            .build()
+            .unwrap(),
+    );
+    // Without settings every error is a failure; an ignore list does not list it (failure);
+    // a record list does not list it either (success), as for a 'static error it omits.
+    assert_eq!(plain.classify_unnamed_error(), Outcome::Failure);
+    assert_eq!(ignoring.classify_unnamed_error(), Outcome::Failure);
+    assert_eq!(recording.classify_unnamed_error(), Outcome::Success);
+    assert_eq!(
+        recording.classify_error(&HttpError::Status(404)),
+        Outcome::Success
+    );
+    assert_eq!(
+        recording.classify_error(&HttpError::Status(503)),
+        Outcome::Failure
+    );
+    assert_eq!(
+        ignoring.classify_error(&HttpError::Status(503)),
+        Outcome::Ignored
+    );
+
+    // `call_with` records what the classifier says, for a result that borrows.
+    let text = String::from("bad");
+    let r: Result<u8, CallError<Borrowed<'_>>> = recording
+        .call_with(
+            |r: &Result<u8, Borrowed<'_>>| match r {
+                Ok(_) => Outcome::Success,
+                Err(_) => recording.classify_unnamed_error(),
+            },
+            async { Err(Borrowed(&text)) },
+        )
+        .await;
+    assert!(r.is_err());
+    assert_eq!(recording.metrics().number_of_successful_calls, 1);
+}
+
+#[test]
+fn values_are_classified_by_the_record_result_predicate_type() {
+    let cb = CircuitBreaker::new(
+        "values",
+        CircuitBreakerConfig::builder()
+            .record_result(|v: &u32| *v == 0)
+            .build()
+            .unwrap(),
+    );
+    assert_eq!(cb.classify_value(&0u32), Outcome::Failure);
+    assert_eq!(cb.classify_value(&1u32), Outcome::Success);
+    // Another type is never the predicate's: a success.
+    assert_eq!(cb.classify_value(&0u64), Outcome::Success);
 }

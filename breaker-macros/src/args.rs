@@ -1,16 +1,54 @@
-//! Parsing of the attribute's arguments: `name = "..."`, `fallback = "..."`, `registry = expr`.
+//! Parsing of an attribute's arguments, shared by every attribute: `name = ...`,
+//! `fallback = "..."`, `crate = "..."`, plus the keys an attribute adds (the breaker's
+//! `registry = ...`), given by its [`Spec`].
 //!
-//! Every error is spanned on the exact token that is wrong and says what to write instead.
+//! Parsing knows nothing of code generation: it yields [`Args`], and every error is spanned
+//! on the exact token that is wrong and says what to write instead.
 
 use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, LitStr, Path, Token};
 
 use crate::diag::suggest;
 
-/// The arguments the attribute understands, in the order the docs list them.
-const KNOWN: &[&str] = &["name", "fallback", "registry"];
+/// What an attribute accepts, for parsing and for its messages.
+pub struct Spec {
+    /// The attribute's name, as written: `circuit_breaker`.
+    pub attribute: &'static str,
+    /// The keys this attribute adds to `name`, `fallback` and `crate`, with an example
+    /// value each (for messages): `("registry", "path::TO::REGISTRY")`.
+    pub extra_keys: &'static [(&'static str, &'static str)],
+    /// Where a name's settings live in a Spring file: `resilience4j.circuitbreaker.instances`.
+    pub config_section: &'static str,
+    /// An example instance name: `backendA`.
+    pub example_name: &'static str,
+}
+
+impl Spec {
+    fn known(&self) -> Vec<&'static str> {
+        let mut keys = vec!["name", "fallback", "crate"];
+        keys.extend(self.extra_keys.iter().map(|(k, _)| *k));
+        keys
+    }
+
+    fn known_list(&self) -> String {
+        let mut parts = vec![
+            "`name = \"...\"`".to_string(),
+            "`fallback = \"...\"`".to_string(),
+        ];
+        parts.extend(
+            self.extra_keys
+                .iter()
+                .map(|(key, example)| format!("`{key} = {example}`")),
+        );
+        parts.push("`crate = \"...\"`".to_string());
+        let last = parts.pop().unwrap_or_default();
+        format!("{} and {last}", parts.join(", "))
+    }
+}
 
 /// Spellings users bring from Resilience4j / Spring, mapped to ours.
 const ALIASES: &[(&str, &str)] = &[
@@ -21,34 +59,65 @@ const ALIASES: &[(&str, &str)] = &[
     ("instance", "name"),
     ("breaker", "name"),
     ("value", "name"),
+    ("krate", "crate"),
 ];
 
-/// The parsed arguments of one `#[circuit_breaker(...)]`.
+/// The parsed arguments of one attribute.
 pub struct Args {
-    /// The breaker's name, as written (already checked non-empty).
-    pub name: LitStr,
-    /// The fallback: the string literal (for spans) and the path it contains.
+    /// The instance's name.
+    pub name: Name,
+    /// The fallback, if any.
     pub fallback: Option<Fallback>,
-    /// A registry expression other than the process-global one.
-    pub registry: Option<Expr>,
+    /// `crate = path`: where the facade is, instead of finding it in Cargo.toml.
+    pub krate: Option<Path>,
+    /// The attribute's own keys (`registry = ...`), in the order written.
+    pub extra: Vec<(Ident, Expr)>,
 }
 
-/// `fallback = "path"`.
-pub struct Fallback {
-    /// The literal as written; errors about the fallback are spanned on it.
-    pub lit: LitStr,
-    /// The path inside the literal, with every token spanned on the literal.
-    pub path: Path,
-}
-
-impl Fallback {
-    /// The span of the `"..."` literal.
-    pub fn span(&self) -> Span {
-        self.lit.span()
+impl Args {
+    /// The value of the attribute's own key `key`, if given.
+    pub fn extra(&self, key: &str) -> Option<&Expr> {
+        self.extra.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 }
 
-/// One `key = value` (or a bare literal, which we reject with a hint).
+/// `name = ...`.
+pub enum Name {
+    /// A string literal (checked non-empty and without surrounding whitespace).
+    Literal(LitStr),
+    /// Any other expression giving a `&str`: a const (`name = BACKEND`, as Java's
+    /// `@CircuitBreaker(name = BACKEND)`), `Self::NAME`, a `concat!`, ...
+    Expr(Expr),
+}
+
+/// `fallback = "path"` (or `fallback = path`).
+pub struct Fallback {
+    /// The path of the fallback fn, every token spanned on the argument as written.
+    pub path: Path,
+    /// The argument as written (the string literal or the path), where errors go.
+    pub span: Span,
+    /// Whether the user wrote a single name (`"cached"`), which on a method means a method
+    /// or associated fn of `Self`.
+    pub unqualified: bool,
+}
+
+impl Fallback {
+    /// The fallback as written, for messages: `cached`, `Self::cached`.
+    pub fn display(&self) -> String {
+        crate::pretty::tokens(quote::ToTokens::to_token_stream(&self.path))
+    }
+
+    /// The fn's own name (the path's last segment).
+    pub fn fn_name(&self) -> String {
+        self.path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// One `key = value` (or a bare value, which we reject with a hint).
 enum RawArg {
     KeyValue { key: Ident, value: Expr },
     Bare(Expr),
@@ -56,8 +125,8 @@ enum RawArg {
 
 impl Parse for RawArg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        if input.peek(Ident) && input.peek2(Token![=]) {
-            let key: Ident = input.parse()?;
+        if (input.peek(Ident) || input.peek(Token![crate])) && input.peek2(Token![=]) {
+            let key = Ident::parse_any(input)?;
             let _eq: Token![=] = input.parse()?;
             if input.is_empty() || input.peek(Token![,]) {
                 return Err(syn::Error::new(
@@ -74,35 +143,40 @@ impl Parse for RawArg {
 }
 
 impl Args {
-    /// Parses the attribute's token stream. `attr_span` is where a missing `name` is reported.
-    pub fn parse(tokens: TokenStream, attr_span: Span) -> syn::Result<Self> {
+    /// Parses the attribute's tokens. `attr_span` is where a missing `name` is reported.
+    pub fn parse(tokens: TokenStream, attr_span: Span, spec: &Spec) -> syn::Result<Self> {
         let raw =
             syn::parse::Parser::parse2(Punctuated::<RawArg, Token![,]>::parse_terminated, tokens)
                 .map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    format!(
-                        "{e}; expected `name = \"...\"`, optionally followed by \
-                     `fallback = \"...\"` and `registry = path::TO::REGISTRY`"
-                    ),
-                )
+                // Our own messages (they quote what to write) stand alone; syn's get the
+                // list of arguments.
+                if e.to_string().starts_with('`') {
+                    e
+                } else {
+                    syn::Error::new(e.span(), format!("{e}; expected {}", spec.known_list()))
+                }
             })?;
 
-        let mut name: Option<LitStr> = None;
+        let mut name: Option<Name> = None;
         let mut fallback: Option<Fallback> = None;
-        let mut registry: Option<Expr> = None;
+        let mut krate: Option<Path> = None;
+        let mut extra: Vec<(Ident, Expr)> = Vec::new();
 
         for arg in raw {
             let (key, value) = match arg {
                 RawArg::KeyValue { key, value } => (key, value),
-                RawArg::Bare(expr) => return Err(bare_argument(&expr)),
+                RawArg::Bare(expr) => return Err(bare_argument(&expr, spec)),
             };
             let key_str = key.to_string();
+            let known = spec.known();
+            if !known.contains(&key_str.as_str()) {
+                return Err(unknown_argument(&key, spec));
+            }
             let already = match key_str.as_str() {
                 "name" => name.is_some(),
                 "fallback" => fallback.is_some(),
-                "registry" => registry.is_some(),
-                _ => return Err(unknown_argument(&key)),
+                "crate" => krate.is_some(),
+                _ => extra.iter().any(|(k, _)| *k == key_str),
             };
             if already {
                 return Err(syn::Error::new(
@@ -111,75 +185,103 @@ impl Args {
                 ));
             }
             match key_str.as_str() {
-                "name" => name = Some(parse_name(value)?),
+                "name" => name = Some(parse_name(value, spec)?),
                 "fallback" => fallback = Some(parse_fallback(value)?),
-                _ => registry = Some(value),
+                "crate" => krate = Some(parse_crate(value)?),
+                _ => extra.push((key, ungroup(value))),
             }
         }
 
         let name = name.ok_or_else(|| {
             syn::Error::new(
                 attr_span,
-                "missing `name`: every circuit breaker needs one, e.g. \
-                 `#[circuit_breaker(name = \"backendA\")]` (the key under \
-                 `resilience4j.circuitbreaker.instances` in application.yml)",
+                format!(
+                    "missing `name`: every {what} needs one, e.g. `#[{attr}(name = \"{example}\")]` \
+                     (the key under `{section}` in application.yml)",
+                    what = spec.attribute.replace('_', " "),
+                    attr = spec.attribute,
+                    example = spec.example_name,
+                    section = spec.config_section,
+                ),
             )
         })?;
         Ok(Args {
             name,
             fallback,
-            registry,
+            krate,
+            extra,
         })
     }
 }
 
-/// Extracts a string literal from `value`, or explains how to write one.
-fn string_literal(key: &str, value: Expr, example: &str) -> syn::Result<LitStr> {
-    match value {
+/// Removes the invisible groups `macro_rules!` puts around an `$x:expr` or `$x:literal`
+/// it forwards, and parentheses.
+pub fn ungroup(expr: Expr) -> Expr {
+    match expr {
+        Expr::Group(g) => ungroup(*g.expr),
+        Expr::Paren(p) => ungroup(*p.expr),
+        other => other,
+    }
+}
+
+fn parse_name(value: Expr, spec: &Spec) -> syn::Result<Name> {
+    match ungroup(value) {
         Expr::Lit(syn::ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Ok(s),
-        Expr::Path(p) if p.path.get_ident().is_some() => {
-            let ident = p
-                .path
-                .get_ident()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            Err(syn::Error::new_spanned(
-                p,
-                format!("`{key}` must be a string literal: write `{key} = \"{ident}\"`"),
-            ))
+            lit: Lit::Str(lit), ..
+        }) => {
+            let text = lit.value();
+            if text.trim().is_empty() {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "`name` must not be empty: write the {what}'s name, e.g. \
+                         `name = \"{example}\"`",
+                        what = spec.attribute.replace('_', " "),
+                        example = spec.example_name
+                    ),
+                ));
+            }
+            if text.trim() != text {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "`name` has leading or trailing whitespace: write `name = \"{}\"`",
+                        text.trim()
+                    ),
+                ));
+            }
+            Ok(Name::Literal(lit))
         }
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` must be a string literal: write `{key} = \"{example}\"`"),
+        Expr::Lit(other) => Err(syn::Error::new(
+            other.span(),
+            format!(
+                "`name` must be a string: write `name = \"{}\"`",
+                spec.example_name
+            ),
+        )),
+        other => Ok(Name::Expr(other)),
+    }
+}
+
+fn parse_fallback(value: Expr) -> syn::Result<Fallback> {
+    match ungroup(value) {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => fallback_from_literal(lit),
+        Expr::Path(p) if p.qself.is_none() => Ok(Fallback {
+            span: p.span(),
+            unqualified: p.path.get_ident().is_some(),
+            path: p.path,
+        }),
+        other => Err(syn::Error::new(
+            other.span(),
+            "`fallback` names an async fn or method in the same scope: write \
+             `fallback = \"cached_rate\"` or `fallback = \"Self::cached_rate\"`",
         )),
     }
 }
 
-fn parse_name(value: Expr) -> syn::Result<LitStr> {
-    let lit = string_literal("name", value, "backendA")?;
-    let text = lit.value();
-    if text.trim().is_empty() {
-        return Err(syn::Error::new(
-            lit.span(),
-            "`name` must not be empty: write the breaker's name, e.g. `name = \"backendA\"`",
-        ));
-    }
-    if text.trim() != text {
-        return Err(syn::Error::new(
-            lit.span(),
-            format!(
-                "`name` has leading or trailing whitespace: write `name = \"{}\"`",
-                text.trim()
-            ),
-        ));
-    }
-    Ok(lit)
-}
-
-fn parse_fallback(value: Expr) -> syn::Result<Fallback> {
-    let lit = string_literal("fallback", value, "fallback_fn")?;
+fn fallback_from_literal(lit: LitStr) -> syn::Result<Fallback> {
     let text = lit.value();
     if text.trim().is_empty() {
         return Err(syn::Error::new(
@@ -208,34 +310,69 @@ fn parse_fallback(value: Expr) -> syn::Result<Fallback> {
             ),
         )
     })?;
-    Ok(Fallback { lit, path })
+    Ok(Fallback {
+        span: lit.span(),
+        unqualified: path.get_ident().is_some(),
+        path,
+    })
 }
 
-fn unknown_argument(key: &Ident) -> syn::Error {
+fn parse_crate(value: Expr) -> syn::Result<Path> {
+    match ungroup(value) {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => lit.parse::<Path>().map_err(|_| {
+            syn::Error::new(
+                lit.span(),
+                format!(
+                    "`crate = \"{}\"` is not a path: write the path to the `resilience4rs` \
+                     crate as your code names it, e.g. `crate = \"my_framework::resilience4rs\"`",
+                    lit.value()
+                ),
+            )
+        }),
+        Expr::Path(p) if p.qself.is_none() => Ok(p.path),
+        other => Err(syn::Error::new(
+            other.span(),
+            "`crate` is the path to the `resilience4rs` crate: write e.g. \
+             `crate = \"my_framework::resilience4rs\"`",
+        )),
+    }
+}
+
+fn unknown_argument(key: &Ident, spec: &Spec) -> syn::Error {
     let key_str = key.to_string();
+    let known = spec.known();
     let hint = ALIASES
         .iter()
         .find(|(alias, _)| *alias == key_str)
         .map(|(_, ours)| *ours)
-        .or_else(|| suggest(&key_str, KNOWN));
+        .filter(|ours| known.contains(ours))
+        .or_else(|| suggest(&key_str, &known));
+    let names = known
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let message = match hint {
         Some(ours) => format!(
-            "unknown argument `{key_str}`: write `{ours} = ...` instead \
-             (known arguments: `name`, `fallback`, `registry`)"
+            "unknown argument `{key_str}`: write `{ours} = ...` instead (known arguments: \
+             {names})"
         ),
-        None if key_str == "configuration" => "unknown argument `configuration`: the config \
-             key is always `name`; configure `resilience4j.circuitbreaker.instances.<name>` \
-             (known arguments: `name`, `fallback`, `registry`)"
-            .to_string(),
+        None if key_str == "configuration" => format!(
+            "unknown argument `configuration`: the config key is always `name`; configure \
+             `{}.<name>` (known arguments: {names})",
+            spec.config_section
+        ),
         None => format!(
-            "unknown argument `{key_str}`: known arguments are `name = \"...\"`, \
-             `fallback = \"...\"` and `registry = path::TO::REGISTRY`"
+            "unknown argument `{key_str}`: known arguments are {}",
+            spec.known_list()
         ),
     };
     syn::Error::new(key.span(), message)
 }
 
-fn bare_argument(expr: &Expr) -> syn::Error {
+fn bare_argument(expr: &Expr, spec: &Spec) -> syn::Error {
     if let Expr::Lit(syn::ExprLit {
         lit: Lit::Str(s), ..
     }) = expr
@@ -248,10 +385,9 @@ fn bare_argument(expr: &Expr) -> syn::Error {
             ),
         );
     }
-    syn::Error::new_spanned(
-        expr,
-        "expected `key = value`: write `name = \"...\"`, optionally followed by \
-         `fallback = \"...\"` and `registry = path::TO::REGISTRY`",
+    syn::Error::new(
+        expr.span(),
+        format!("expected `key = value`: write {}", spec.known_list()),
     )
 }
 
@@ -260,8 +396,15 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    const SPEC: Spec = Spec {
+        attribute: "circuit_breaker",
+        extra_keys: &[("registry", "path::TO::REGISTRY")],
+        config_section: "resilience4j.circuitbreaker.instances",
+        example_name: "backendA",
+    };
+
     fn parse(tokens: TokenStream) -> syn::Result<Args> {
-        Args::parse(tokens, Span::call_site())
+        Args::parse(tokens, Span::call_site(), &SPEC)
     }
 
     fn err(tokens: TokenStream) -> String {
@@ -276,13 +419,17 @@ mod tests {
         let args = parse(quote!(
             name = "a",
             fallback = "Self::fb",
-            registry = crate::REG
+            registry = crate::REG,
+            crate = "my::r4"
         ))
         .unwrap();
-        assert_eq!(args.name.value(), "a");
-        let fb = args.fallback.unwrap();
+        assert!(matches!(&args.name, Name::Literal(l) if l.value() == "a"));
+        let fb = args.fallback.as_ref().unwrap();
         assert_eq!(fb.path.segments.len(), 2);
-        assert!(args.registry.is_some());
+        assert!(!fb.unqualified);
+        assert_eq!(fb.display(), "Self::fb");
+        assert!(args.extra("registry").is_some());
+        assert_eq!(args.krate.unwrap().segments.len(), 2);
     }
 
     #[test]
@@ -304,9 +451,21 @@ mod tests {
     }
 
     #[test]
-    fn name_not_a_string() {
-        assert!(err(quote!(name = backendA)).contains("write `name = \"backendA\"`"));
-        assert!(err(quote!(name = 3)).contains("must be a string literal"));
+    fn name_expressions() {
+        assert!(matches!(
+            parse(quote!(name = BACKEND)).unwrap().name,
+            Name::Expr(_)
+        ));
+        assert!(matches!(
+            parse(quote!(name = Self::NAME)).unwrap().name,
+            Name::Expr(_)
+        ));
+        assert!(err(quote!(name = 3)).contains("must be a string"));
+        // `("a")` and forwarded `$n:expr` groups are literals.
+        assert!(matches!(
+            parse(quote!(name = ("a"))).unwrap().name,
+            Name::Literal(_)
+        ));
     }
 
     #[test]
@@ -314,12 +473,14 @@ mod tests {
         assert!(err(quote!(name = "a", fallbackMethod = "f")).contains("write `fallback = ...`"));
         assert!(err(quote!(nmae = "a")).contains("write `name = ...`"));
         assert!(err(quote!(name = "a", registy = R)).contains("write `registry = ...`"));
+        assert!(err(quote!(name = "a", krate = "x")).contains("write `crate = ...`"));
         assert!(err(quote!(name = "a", zzzzzzzz = 1)).contains("known arguments are"));
     }
 
     #[test]
     fn duplicate() {
         assert!(err(quote!(name = "a", name = "b")).contains("duplicate `name`"));
+        assert!(err(quote!(name = "a", registry = A, registry = B)).contains("duplicate"));
     }
 
     #[test]
@@ -328,11 +489,20 @@ mod tests {
     }
 
     #[test]
-    fn fallback_not_a_path() {
+    fn fallback_forms() {
         assert!(err(quote!(name = "a", fallback = "not a path")).contains("is not a fn name"));
         assert!(err(quote!(name = "a", fallback = "cached()")).contains("`fallback = \"cached\"`"));
         assert!(err(quote!(name = "a", fallback = "self.fb(x)")).contains("`fallback = \"fb\"`"));
         assert!(err(quote!(name = "a", fallback = "")).contains("must not be empty"));
+        assert!(err(quote!(name = "a", fallback = 3)).contains("names an async fn"));
+        let bare = parse(quote!(name = "a", fallback = cached)).unwrap();
+        assert!(bare.fallback.unwrap().unqualified);
+    }
+
+    #[test]
+    fn crate_forms() {
+        assert!(err(quote!(name = "a", crate = "not a path")).contains("is not a path"));
+        assert!(parse(quote!(name = "a", crate = ::r4)).is_ok());
     }
 
     #[test]

@@ -1,14 +1,15 @@
-//! What the attribute was put on: classifying the item and analysing the fn's signature.
+//! What an attribute was put on: classifying the item and analysing the fn's signature.
+//! Shared by every attribute.
 //!
 //! Anything that is not an `async fn` with a body returning a `Result` is rejected here, with
-//! the error on the token that is wrong (`const`, `fn`, `struct`, the `;` of a bodiless trait
-//! method, the return type...).
+//! the error on the token that is wrong (`const`, `fn`, `struct`, the `;` of a bodiless
+//! declaration, the return type...).
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
 use syn::{
-    Expr, ExprAsync, FnArg, GenericArgument, Item, ItemFn, Pat, PathArguments, ReturnType, Stmt,
-    TraitItemFn, Type, TypeParamBound,
+    Attribute, Expr, ExprAsync, FnArg, ForeignItem, GenericArgument, Item, ItemFn, Pat,
+    PathArguments, ReturnType, Stmt, TraitItemFn, Type, TypeParamBound,
 };
 
 /// How the protected body reaches us.
@@ -22,47 +23,76 @@ pub enum Body {
 }
 
 /// The kind of `self` the fn takes, which decides how a method fallback gets its receiver.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Receiver {
     /// `&self` (still usable after the protected call).
     Shared,
     /// `&mut self` (usable again after the protected call, unless the future owns it).
     Unique,
     /// `self`, `self: Arc<Self>`, `self: Box<Self>`...: cloned for the fallback.
-    Owned,
+    Owned(Owner),
+}
+
+/// What holds an owned receiver.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Owner {
+    /// `self`.
+    Value,
+    /// `self: Box<Self>`.
+    Box,
+    /// `self: Rc<Self>`.
+    Rc,
+    /// `self: Arc<Self>`.
+    Arc,
+    /// `self: Pin<..>` or another smart pointer: passed on as it is.
+    Other,
 }
 
 /// The annotated fn, analysed.
 pub struct Protected {
-    /// The fn as written (or as `#[async_trait]` left it).
+    /// The fn as written (or as `#[async_trait]` left it), without its inner attributes.
     pub func: ItemFn,
+    /// The inner attributes (`#![allow(..)]`) of its body, kept for the top of the new body.
+    pub inner_attrs: Vec<Attribute>,
     /// Where the protected future comes from.
     pub body: Body,
     /// The receiver, if the fn is a method.
     pub receiver: Option<Receiver>,
     /// The `Result<T, E>` the fn's future resolves to.
     pub output: Type,
-    /// The error type `E` when `output` is visibly `Result<T, E>`: errors about it point here.
-    pub error_ty: Option<Type>,
+    /// `T` and `E`, as far as they can be seen in `output`.
+    pub parts: ResultParts,
+}
+
+/// What the return type shows of `T` and `E`.
+pub struct ResultParts {
+    /// `T`, when visible (`Result<T, E>`, `io::Result<T>`).
+    pub ok: Option<Type>,
+    /// `E`, when visible (`Result<T, E>`; `io::Error` for `io::Result<T>`).
+    pub err: Option<Type>,
+    /// `E` as the user should write it in a fallback signature, for messages.
+    pub err_text: String,
 }
 
 /// Parses the annotated item, or returns the error to show next to it.
-pub fn analyse(item: TokenStream) -> syn::Result<Protected> {
-    let func = match syn::parse2::<ItemFn>(item.clone()) {
+pub fn analyse(item: TokenStream, attribute: &str) -> syn::Result<Protected> {
+    let mut func = match syn::parse2::<ItemFn>(item.clone()) {
         Ok(func) => func,
-        Err(fn_err) => return Err(not_a_fn(item, fn_err)),
+        Err(fn_err) => return Err(not_a_fn(item, fn_err, attribute)),
     };
     let sig = &func.sig;
     if let Some(constness) = &sig.constness {
         return Err(syn::Error::new(
             constness.span,
-            "`#[circuit_breaker]` cannot go on a `const fn`: remove `const` and write `async fn`",
+            format!(
+                "`#[{attribute}]` cannot go on a `const fn`: remove `const` and write `async fn`"
+            ),
         ));
     }
     if let Some(variadic) = &sig.variadic {
         return Err(syn::Error::new_spanned(
             variadic,
-            "`#[circuit_breaker]` does not support variadic fns",
+            format!("`#[{attribute}]` does not support variadic fns"),
         ));
     }
     let (body, output) = if sig.asyncness.is_some() {
@@ -73,7 +103,7 @@ pub fn analyse(item: TokenStream) -> syn::Result<Protected> {
                     sig.paren_token.span.close(),
                     format!(
                         "`{}` must return a `Result`: write `-> Result<T, YourError>` after the \
-                         arguments (the breaker records `Err` as a failure)",
+                         arguments (`#[{attribute}]` records `Err` as a failure)",
                         sig.ident
                     ),
                 ))
@@ -82,55 +112,137 @@ pub fn analyse(item: TokenStream) -> syn::Result<Protected> {
         (Body::Native, output)
     } else if let Some((block, output)) = async_trait_shape(&func) {
         (Body::AsyncTrait(block), output)
+    } else if let Some(runtime) = runtime_attribute(&func) {
+        return Err(syn::Error::new(
+            func.sig.fn_token.span,
+            format!(
+                "`{runtime}` above `#[{attribute}]` has already turned `async fn {name}` into a \
+                 blocking fn: attributes run from the top, so put `#[{attribute}(..)]` above \
+                 `{runtime}`",
+                name = func.sig.ident
+            ),
+        ));
     } else {
         return Err(syn::Error::new(
             sig.fn_token.span,
             format!(
-                "`#[circuit_breaker]` protects async code: write `async fn {}(..)`",
+                "`#[{attribute}]` protects async code: write `async fn {}(..)`",
                 sig.ident
             ),
         ));
     };
-    check_result_like(&output)?;
-    let error_ty = result_error_type(&output);
+    check_result_like(&output, attribute)?;
+    let parts = result_parts(&output);
     let receiver = sig.receiver().map(|r| {
         if r.colon_token.is_none() {
             match (&r.reference, &r.mutability) {
                 (Some(_), Some(_)) => Receiver::Unique,
                 (Some(_), None) => Receiver::Shared,
-                (None, _) => Receiver::Owned,
+                (None, _) => Receiver::Owned(Owner::Value),
             }
         } else {
             match &*r.ty {
                 Type::Reference(re) if re.mutability.is_some() => Receiver::Unique,
                 Type::Reference(_) => Receiver::Shared,
-                _ => Receiver::Owned,
+                Type::Path(p) if p.path.is_ident("Self") => Receiver::Owned(Owner::Value),
+                Type::Path(p) => Receiver::Owned(
+                    match p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .as_deref()
+                    {
+                        Some("Box") => Owner::Box,
+                        Some("Rc") => Owner::Rc,
+                        Some("Arc") => Owner::Arc,
+                        _ => Owner::Other,
+                    },
+                ),
+                _ => Receiver::Owned(Owner::Other),
             }
         }
     });
+    let (inner_attrs, outer): (Vec<Attribute>, Vec<Attribute>) = func
+        .attrs
+        .drain(..)
+        .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+    func.attrs = outer;
     Ok(Protected {
         func,
+        inner_attrs,
         body,
         receiver,
         output,
-        error_ty,
+        parts,
+    })
+}
+
+/// `#[tokio::test]` / `#[tokio::main]` (or another runtime's attribute) expanded above us:
+/// a non-async fn whose body blocks on a runtime. Returns the attribute's likely name.
+fn runtime_attribute(func: &ItemFn) -> Option<&'static str> {
+    let body = quote::ToTokens::to_token_stream(&func.block);
+    if !mentions_ident(&body, "block_on") {
+        return None;
+    }
+    let is_test = func
+        .attrs
+        .iter()
+        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "test"));
+    Some(if is_test {
+        "#[tokio::test]"
+    } else {
+        "#[tokio::main]"
+    })
+}
+
+/// Whether `tokens` contain the identifier `name`, at any depth.
+pub fn mentions_ident(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == name,
+        TokenTree::Group(g) => mentions_ident(&g.stream(), name),
+        _ => false,
     })
 }
 
 /// The error for an item that does not parse as a fn with a body.
-fn not_a_fn(item: TokenStream, fn_err: syn::Error) -> syn::Error {
+fn not_a_fn(item: TokenStream, fn_err: syn::Error, attribute: &str) -> syn::Error {
     if let Ok(decl) = syn::parse2::<TraitItemFn>(item.clone()) {
         if decl.default.is_none() {
             let span = decl
                 .semi_token
                 .map(|s| s.span)
                 .unwrap_or_else(|| decl.sig.ident.span());
+            let name = &decl.sig.ident;
+            let message = if decl.sig.asyncness.is_some() {
+                format!(
+                    "`#[{attribute}]` needs a fn body: put it on `async fn {name}` in each \
+                     `impl` of the trait, not on the trait's declaration"
+                )
+            } else {
+                format!(
+                    "`#[{attribute}]` needs an `async fn` with a body, and `fn {name}` has none: \
+                     a foreign fn in an `extern` block (or a trait's declaration) cannot be \
+                     protected; call it from an `async fn` that returns a `Result` and put \
+                     `#[{attribute}]` there"
+                )
+            };
+            return syn::Error::new(span, message);
+        }
+    }
+    if let Ok(foreign) = syn::parse2::<ForeignItem>(item.clone()) {
+        let (span, what) = match &foreign {
+            ForeignItem::Fn(f) => (f.semi_token.span, "a foreign fn"),
+            ForeignItem::Static(s) => (s.static_token.span, "a foreign static"),
+            ForeignItem::Type(t) => (t.type_token.span, "a foreign type"),
+            _ => (foreign.span(), "this item"),
+        };
+        if !matches!(foreign, ForeignItem::Verbatim(_) | ForeignItem::Macro(_)) {
             return syn::Error::new(
                 span,
                 format!(
-                    "`#[circuit_breaker]` needs a fn body: put it on `async fn {}` in each \
-                     `impl` of the trait, not on the trait's declaration",
-                    decl.sig.ident
+                    "`#[{attribute}]` cannot go on {what} in an `extern` block: call it from an \
+                     `async fn` that returns a `Result` and put `#[{attribute}]` there"
                 ),
             );
         }
@@ -146,15 +258,16 @@ fn not_a_fn(item: TokenStream, fn_err: syn::Error) -> syn::Error {
         Ok(Item::Static(i)) => (i.static_token.span, "a static"),
         Ok(Item::Type(i)) => (i.type_token.span, "a type alias"),
         Ok(Item::Use(i)) => (i.use_token.span, "a use declaration"),
+        Ok(Item::ForeignMod(i)) => (i.abi.extern_token.span, "an `extern` block"),
         Ok(other) => (other.span(), "this item"),
         Err(_) => return fn_err,
     };
     syn::Error::new(
         span,
         format!(
-            "`#[circuit_breaker]` goes on an `async fn` or async method, not on {what}: \
-             annotate each method to protect, e.g. \
-             `#[circuit_breaker(name = \"backendA\")] async fn call(&self) -> Result<T, E>`"
+            "`#[{attribute}]` goes on an `async fn` or async method, not on {what}: \
+             annotate each fn to protect, e.g. \
+             `#[{attribute}(name = \"backendA\")] async fn call(&self) -> Result<T, E>`"
         ),
     )
 }
@@ -224,7 +337,7 @@ const NOT_RESULT: &[&str] = &[
 
 /// Rejects return types that can never be a `Result`; paths that might be (aliases such as
 /// `io::Result<T>`) are left to the type system.
-fn check_result_like(output: &Type) -> syn::Result<()> {
+fn check_result_like(output: &Type, attribute: &str) -> syn::Result<()> {
     let bad = match output {
         Type::Path(p) if p.qself.is_none() => p
             .path
@@ -232,44 +345,84 @@ fn check_result_like(output: &Type) -> syn::Result<()> {
             .last()
             .is_some_and(|s| NOT_RESULT.contains(&s.ident.to_string().as_str())),
         Type::Path(_) | Type::Macro(_) | Type::Verbatim(_) => false,
-        Type::Paren(p) => return check_result_like(&p.elem),
-        Type::Group(g) => return check_result_like(&g.elem),
+        Type::Paren(p) => return check_result_like(&p.elem, attribute),
+        Type::Group(g) => return check_result_like(&g.elem, attribute),
         _ => true,
     };
     if bad {
         return Err(syn::Error::new_spanned(
             output,
-            "the protected fn must return a `Result`: write `-> Result<T, YourError>` (the \
-             breaker records `Err` as a failure and `Ok` as a success)",
+            format!(
+                "the protected fn must return a `Result`: write `-> Result<T, YourError>` \
+                 (`#[{attribute}]` records `Err` as a failure and `Ok` as a success)"
+            ),
         ));
     }
     Ok(())
 }
 
-/// `E` in a visible `Result<T, E>`.
-fn result_error_type(output: &Type) -> Option<Type> {
-    let Type::Path(p) = output else { return None };
-    let seg = p.path.segments.last()?;
-    if seg.ident != "Result" {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &seg.arguments else {
-        return None;
+/// `T` and `E` as far as `output` shows them.
+fn result_parts(output: &Type) -> ResultParts {
+    let unknown = ResultParts {
+        ok: None,
+        err: None,
+        err_text: "E".to_string(),
     };
-    let mut types = args.args.iter().filter_map(|a| match a {
-        GenericArgument::Type(t) => Some(t),
-        _ => None,
-    });
-    let (_ok, err) = (types.next()?, types.next()?);
-    Some(err.clone())
+    let Type::Path(p) = strip(output) else {
+        return unknown;
+    };
+    let Some(seg) = p.path.segments.last() else {
+        return unknown;
+    };
+    let types: Vec<&Type> = match &seg.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let text = |t: &Type| crate::pretty::tokens(quote::ToTokens::to_token_stream(t));
+    let in_io =
+        p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "io";
+    match (seg.ident.to_string().as_str(), types.as_slice()) {
+        ("Result", [ok, err]) => ResultParts {
+            ok: Some((*ok).clone()),
+            err: Some((*err).clone()),
+            err_text: text(err),
+        },
+        ("Result", [ok]) if in_io => ResultParts {
+            ok: Some((*ok).clone()),
+            err: Some(syn::parse_quote_spanned!(seg.ident.span()=> ::std::io::Error)),
+            err_text: "std::io::Error".to_string(),
+        },
+        ("Result", [ok]) => ResultParts {
+            ok: Some((*ok).clone()),
+            err: None,
+            err_text: format!("<the error type of `{}`>", text(output)),
+        },
+        _ => ResultParts {
+            err_text: format!("<the error type of `{}`>", text(output)),
+            ..unknown
+        },
+    }
 }
 
-/// Whether a type mentions `impl Trait` (which cannot be named in a `let`).
+fn strip(ty: &Type) -> &Type {
+    match ty {
+        Type::Paren(p) => strip(&p.elem),
+        Type::Group(g) => strip(&g.elem),
+        other => other,
+    }
+}
+
+/// Whether a type mentions `impl Trait` (which cannot be named in a `let` or a turbofish),
+/// at any depth.
 pub fn mentions_impl_trait(ty: &Type) -> bool {
-    use quote::ToTokens;
-    ty.to_token_stream()
-        .into_iter()
-        .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "impl"))
+    mentions_ident(&quote::ToTokens::to_token_stream(ty), "impl")
 }
 
 /// A typed argument of the fn, as the fallback will receive it.
@@ -281,6 +434,8 @@ pub struct Arg {
     pub ty: Type,
     /// `let <pattern> = <ident>;` to restore the user's pattern bindings, if renamed.
     pub rebind: Option<Pat>,
+    /// The argument as a fallback signature should declare it: `amount: u64`.
+    pub declared: String,
 }
 
 /// Collects the typed arguments; pattern arguments are renamed (in `func`) so that their whole
@@ -292,13 +447,22 @@ pub fn typed_args(func: &mut ItemFn) -> Vec<Arg> {
             continue;
         };
         let ty = (*pat_ty.ty).clone();
+        let ty_text = crate::pretty::tokens(quote::ToTokens::to_token_stream(&ty));
         match &*pat_ty.pat {
             Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => out.push(Arg {
                 ident: pi.ident.clone(),
+                declared: format!("{}: {ty_text}", pi.ident),
                 ty,
                 rebind: None,
             }),
-            _ => {
+            pattern => {
+                let declared = match pattern {
+                    Pat::Wild(_) => format!("_: {ty_text}"),
+                    other => format!(
+                        "{}: {ty_text}",
+                        crate::pretty::tokens(quote::ToTokens::to_token_stream(other))
+                    ),
+                };
                 let ident = syn::Ident::new(&format!("__breaker_arg{index}"), Span::mixed_site());
                 let original = std::mem::replace(
                     &mut *pat_ty.pat,
@@ -314,6 +478,7 @@ pub fn typed_args(func: &mut ItemFn) -> Vec<Arg> {
                     ident,
                     ty,
                     rebind: Some(original),
+                    declared,
                 });
             }
         }
@@ -321,10 +486,50 @@ pub fn typed_args(func: &mut ItemFn) -> Vec<Arg> {
     out
 }
 
+/// The names the fn's arguments bind (`self` included), for telling an expression that
+/// depends on them from one that does not.
+pub fn bindings(func: &ItemFn) -> Vec<syn::Ident> {
+    let mut names = Vec::new();
+    for input in &func.sig.inputs {
+        match input {
+            FnArg::Receiver(r) => names.push(syn::Ident::new("self", r.self_token.span)),
+            FnArg::Typed(t) => pattern_bindings(&t.pat, &mut names),
+        }
+    }
+    names
+}
+
+fn pattern_bindings(pat: &Pat, names: &mut Vec<syn::Ident>) {
+    match pat {
+        Pat::Ident(p) => {
+            names.push(p.ident.clone());
+            if let Some((_, sub)) = &p.subpat {
+                pattern_bindings(sub, names);
+            }
+        }
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| pattern_bindings(p, names)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| pattern_bindings(p, names)),
+        Pat::Struct(s) => s
+            .fields
+            .iter()
+            .for_each(|f| pattern_bindings(&f.pat, names)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| pattern_bindings(p, names)),
+        Pat::Reference(r) => pattern_bindings(&r.pat, names),
+        Pat::Type(t) => pattern_bindings(&t.pat, names),
+        Pat::Paren(p) => pattern_bindings(&p.pat, names),
+        Pat::Or(o) => o.cases.iter().for_each(|p| pattern_bindings(p, names)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use quote::quote;
+
+    fn analyse(item: TokenStream) -> syn::Result<Protected> {
+        super::analyse(item, "circuit_breaker")
+    }
 
     fn err(item: TokenStream) -> String {
         match analyse(item) {
@@ -334,7 +539,7 @@ mod tests {
     }
 
     #[test]
-    fn accepts_async_fn_and_finds_error_type() {
+    fn accepts_async_fn_and_finds_parts() {
         let p = analyse(quote!(
             async fn f(&self) -> Result<u32, MyError> {
                 Ok(1)
@@ -343,8 +548,21 @@ mod tests {
         .unwrap();
         assert!(matches!(p.body, Body::Native));
         assert!(p.receiver == Some(Receiver::Shared));
-        let e = p.error_ty.unwrap();
+        let e = p.parts.err.unwrap();
         assert_eq!(quote!(#e).to_string(), quote!(MyError).to_string());
+        assert_eq!(p.parts.err_text, "MyError");
+    }
+
+    #[test]
+    fn io_result_names_io_error() {
+        let p = analyse(quote!(
+            async fn f() -> std::io::Result<Vec<u8>> {
+                Ok(vec![])
+            }
+        ))
+        .unwrap();
+        assert_eq!(p.parts.err_text, "std::io::Error");
+        assert!(p.parts.ok.is_some());
     }
 
     #[test]
@@ -356,7 +574,7 @@ mod tests {
                         Ok(())
                     }
                 ),
-                Receiver::Owned,
+                Receiver::Owned(Owner::Value),
             ),
             (
                 quote!(
@@ -372,7 +590,15 @@ mod tests {
                         Ok(())
                     }
                 ),
-                Receiver::Owned,
+                Receiver::Owned(Owner::Arc),
+            ),
+            (
+                quote!(
+                    async fn f(self: Box<Self>) -> Result<(), E> {
+                        Ok(())
+                    }
+                ),
+                Receiver::Owned(Owner::Box),
             ),
             (
                 quote!(
@@ -382,10 +608,31 @@ mod tests {
                 ),
                 Receiver::Shared,
             ),
+            (
+                quote!(
+                    async fn f(self: Pin<&mut Self>) -> Result<(), E> {
+                        Ok(())
+                    }
+                ),
+                Receiver::Owned(Owner::Other),
+            ),
         ];
         for (item, kind) in kinds {
-            assert!(analyse(item).unwrap().receiver == Some(kind));
+            assert_eq!(analyse(item).unwrap().receiver, Some(kind));
         }
+    }
+
+    #[test]
+    fn inner_attributes_are_kept_apart() {
+        let p = analyse(quote!(
+            async fn f(x: u32) -> Result<(), E> {
+                #![allow(unused_variables)]
+                Ok(())
+            }
+        ))
+        .unwrap();
+        assert_eq!(p.inner_attrs.len(), 1);
+        assert!(p.func.attrs.is_empty());
     }
 
     #[test]
@@ -409,6 +656,18 @@ mod tests {
         ))
         .contains("needs a fn body"));
         assert!(err(quote!(
+            fn f(x: i32) -> i32;
+        ))
+        .contains("`extern` block"));
+        assert!(err(quote!(
+            pub fn f(x: i32) -> i32;
+        ))
+        .contains("foreign fn"));
+        assert!(err(quote!(
+            static X: i32;
+        ))
+        .contains("foreign static"));
+        assert!(err(quote!(
             async fn f() {}
         ))
         .contains("must return a `Result`"));
@@ -424,6 +683,25 @@ mod tests {
             }
         ))
         .contains("`Result`"));
+    }
+
+    #[test]
+    fn runtime_attribute_above_is_named() {
+        let tokio_test = quote! {
+            #[::core::prelude::v1::test]
+            fn t() -> Result<(), E> {
+                let body = async { Ok(()) };
+                tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(body)
+            }
+        };
+        assert!(err(tokio_test).contains("`#[tokio::test]` above `#[circuit_breaker]`"));
+        let tokio_main = quote! {
+            fn main() -> Result<(), E> {
+                let body = async { Ok(()) };
+                tokio::runtime::Builder::new_multi_thread().build().unwrap().block_on(body)
+            }
+        };
+        assert!(err(tokio_main).contains("`#[tokio::main]`"));
     }
 
     #[test]
@@ -469,12 +747,26 @@ mod tests {
         assert_eq!(args.len(), 3);
         assert!(args[0].rebind.is_some());
         assert_eq!(args[0].ident, "__breaker_arg0");
+        assert_eq!(args[0].declared, "(a, b): (u32, u32)");
         assert!(args[1].rebind.is_none() && args[2].rebind.is_none());
+        assert_eq!(args[2].declared, "d: u8");
     }
 
     #[test]
-    fn impl_trait_detection() {
-        let t: Type = syn::parse2(quote!(Result<impl Display, E>)).unwrap();
+    fn bindings_cover_patterns_and_self() {
+        let f: ItemFn = syn::parse2(quote!(
+            async fn f(&self, (a, Point { x, .. }): (u32, Point), reg: &Registry) -> Result<(), E> {
+                Ok(())
+            }
+        ))
+        .unwrap();
+        let names: Vec<String> = bindings(&f).iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["self", "a", "x", "reg"]);
+    }
+
+    #[test]
+    fn impl_trait_detection_is_deep() {
+        let t: Type = syn::parse2(quote!(Result<(impl Display, u32), E>)).unwrap();
         assert!(mentions_impl_trait(&t));
         let t: Type = syn::parse2(quote!(Result<u32, E>)).unwrap();
         assert!(!mentions_impl_trait(&t));

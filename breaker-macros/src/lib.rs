@@ -1,20 +1,29 @@
-//! The `#[circuit_breaker]` attribute, re-exported as `resilience4rs::circuit_breaker`.
+//! The resilience attributes, re-exported by the `resilience4rs` crate:
+//! `#[circuit_breaker]` today.
 //!
-//! Use it through the `resilience4rs` crate; the generated code names `::resilience4rs::...` paths, so the
-//! crate must be a dependency under that name.
+//! Use them through `resilience4rs`; the generated code names the facade crate by the name
+//! the user's Cargo.toml gives it (a renamed dependency works), or by `crate = "path"`.
 //!
-//! The macro is split into small parts: `args` parses the attribute's arguments,
-//! `item` analyses the annotated fn, `fallback` builds the fallback call, `expand` writes the
-//! new body, and `diag` turns errors into `compile_error!` next to the unchanged item.
+//! The crate is split so that more attributes can be added, one file each, sharing the rest:
+//! `args` parses arguments (given an attribute's `args::Spec`), `item` analyses the
+//! annotated fn, `fallback` builds and checks the fallback call, `expand` writes the new body
+//! around an `expand::Layer`, `diag` turns errors into `compile_error!` next to the
+//! unchanged item, `krate` finds the facade, `lifetimes` tells borrowed types and per-call
+//! expressions apart, `hints` spots a fallback named in the wrong namespace, `pretty` prints tokens for messages. `circuit_breaker` is the breaker's
+//! layer.
 
 mod args;
+mod circuit_breaker;
 mod diag;
 mod expand;
 mod fallback;
+mod hints;
 mod item;
+mod krate;
+mod lifetimes;
+mod pretty;
 
 use proc_macro::TokenStream;
-use proc_macro2::Span;
 
 /// Protects an async fn or method with a named circuit breaker, like Resilience4j's
 /// `@CircuitBreaker(name = "...", fallbackMethod = "...")`.
@@ -36,38 +45,67 @@ use proc_macro2::Span;
 ///
 /// * `name = "..."` (required): the breaker's name, i.e. the key under
 ///   `resilience4j.circuitbreaker.instances` in `application.yml`. A name without its own
-///   entry uses `configs.default` (then the library defaults), as in Resilience4j.
+///   entry uses `configs.default` (then the library defaults), as in Resilience4j. Any
+///   expression giving a `&str` works too: a const (`name = BACKEND`, as Java's
+///   `@CircuitBreaker(name = BACKEND)`), `Self::NAME`, a `macro_rules!` fragment.
 /// * `fallback = "..."` (optional): an async fn or method in the same scope, called with the
-///   protected fn's arguments plus the error, see [Fallback](#fallback).
-/// * `registry = path::TO::REGISTRY` (optional): use this registry instead of the
-///   process-global one (`resilience4rs::global()`). Anything that derefs to a `resilience4rs::Registry`
-///   works: a `static LazyLock<Registry>`, a `&'static Registry`, ...
+///   protected fn's arguments plus the error, see [Fallback](#fallback). A bare path
+///   (`fallback = cached_rate`) works too.
+/// * `registry = EXPR` (optional): use this registry instead of the process-global one
+///   (`resilience4rs::global()`); anything that derefs to a `resilience4rs::Registry`. See
+///   [Routing](#routing).
+/// * `crate = "path"` (optional): the path to the `resilience4rs` crate, for a crate that
+///   re-exports it (`crate = "my_framework::resilience4rs"`). Without it, the facade is found
+///   in the user's Cargo.toml under whatever name it has there.
 ///
 /// # What it goes on
 ///
 /// Free `async fn`s; async methods of inherent and trait impls with `self`, `&self`,
-/// `&mut self` or `self: Arc<Self>`; generic fns with lifetimes and where clauses; pattern
-/// arguments (`(a, b): (u32, u32)`); `impl Trait` arguments. The fn must return a `Result`:
-/// `Err` is what the breaker records as a failure (subject to the instance's
-/// `recordExceptions`/`ignoreExceptions` classification), `Ok` as a success. A panic in the
-/// body is recorded as a failure and then resumed.
+/// `&mut self`, `self: Box<Self>`, `self: Rc<Self>` or `self: Arc<Self>`; trait methods with
+/// a default body; generic fns with lifetimes and where clauses; pattern arguments
+/// (`(a, b): (u32, u32)`); `impl Trait` arguments and `impl Trait` inside the `Ok` type;
+/// bodies starting with inner attributes (`#![allow(..)]`). The fn must return a `Result`
+/// (an alias such as `io::Result<T>` is fine): `Err` is what the breaker records as a
+/// failure (subject to the instance's `recordExceptions`/`ignoreExceptions`
+/// classification), `Ok` as a success (subject to `recordResult`). A panic in the body is
+/// recorded as a failure and then resumed.
+///
+/// The `Ok` and error types may borrow (`Result<&str, E>`, a generic `T` without a `'static`
+/// bound): such a type is never the type a `recordResult` predicate or an exception name was
+/// registered for (those match by type id, which needs `'static`), so its values are
+/// successes and its errors match no name. A type that hides a borrow from the macro (a
+/// generic parameter of the surrounding impl, an alias) is classified by type and needs
+/// `'static`; the compiler then asks for the bound.
 ///
 /// Methods of an `#[async_trait]` impl are supported too: put `#[async_trait]` on the impl and
 /// `#[circuit_breaker]` on the method (the only order Rust allows; the impl's attribute runs
 /// first and this one recognises its output). There, a method fallback needs `&self` or an
 /// owned receiver: a `&mut self` method should name an associated fn (`"Self::f"`).
 ///
+/// With `#[tokio::test]` or `#[tokio::main]`, put `#[circuit_breaker]` first (attributes run
+/// from the top).
+///
 /// # Routing
 ///
-/// Each annotated fn caches its breaker handle in a `static OnceLock`, filled on the first
-/// call from the registry. Later calls do no map lookup and no hashing; the handle shares the
-/// breaker's state and configuration, so a config replaced in the registry is seen at once.
-/// The protected future is built in place (no `Box<dyn Future>`, no allocation per call).
+/// Without `registry`, or with `registry = PATH` naming a static (`REGISTRY`,
+/// `crate::config::REGISTRY`), each annotated fn caches its breaker handle in a
+/// `static OnceLock`, filled on the first call. Later calls do no map lookup and no hashing;
+/// the handle shares the breaker's state and configuration, so a config replaced in the
+/// registry is seen at once. With a `name` expression, the cached handle is used while the
+/// expression gives the same name, and another name is looked up (a trait's default method
+/// with `name = Self::NAME` gets each impl's own breaker).
 ///
-/// The global registry is the one given to `resilience4rs::init(registry)`, or, if nothing was
-/// initialised before the first call, one loaded from the file named by the `BREAKER_CONFIG`
-/// environment variable, else `application.yml` in the working directory, else the library
-/// defaults.
+/// `registry = EXPR` that depends on `self` or an argument (`self.registry`, `&reg`,
+/// `registries.current()`), or that is not a path, is evaluated on every call and the call
+/// goes through the registry it gives: two clients with two registries use their own. That
+/// costs a registry lookup per call (see BENCHMARKS.md). A static whose `Deref` can give
+/// another registry over time is written as an expression (`registry = &*CURRENT`), which is
+/// evaluated per call.
+///
+/// The global registry is the one given to `resilience4rs::init(registry)`, or, if nothing
+/// was initialised before the first call, one loaded from the file named by the
+/// `BREAKER_CONFIG` environment variable, else `application.yml` in the working directory,
+/// else the library defaults.
 ///
 /// # Errors without a fallback
 ///
@@ -83,9 +121,13 @@ use proc_macro2::Span;
 /// (`CallError::Inner(e)` or `CallError::NotPermitted(..)`), must be `async`, and must return
 /// the same type as the protected fn. It is resolved in the fn's scope:
 ///
-/// * `fallback = "name"` on a method (a fn with `self`): the method `self.name(..)`;
+/// * `fallback = "name"` on a method (a fn with `self`): the method `Self::name`, given the
+///   receiver (a `&mut self` method's fallback may take `&self` or `&mut self`; an owned
+///   receiver's may take it by value, by reference, or through its `Box`/`Rc`/`Arc`), or an
+///   associated fn `Self::name` without `self`;
 /// * `fallback = "name"` on a free fn: the fn `name` in scope;
-/// * `fallback = "Self::name"`, `"module::name"`: that path, called without a receiver.
+/// * `fallback = "Self::name"`, `"self::name"`, `"module::name"`: that path, called without
+///   a receiver.
 ///
 /// The protected future takes ownership of the arguments, so the fallback gets **clones taken
 /// before the call**: with a fallback, every argument type must be `Clone` (pass big values as
@@ -101,53 +143,59 @@ use proc_macro2::Span;
 /// }
 /// ```
 ///
-/// becomes (paths shortened; `__private` items are the macro's support code):
+/// becomes, in outline (`__private` items are the macro's support code; the fallback's
+/// checks are traits local to the body, whose messages spell out the signature it must have):
 ///
 /// ```ignore
 /// async fn fetch(id: u32) -> Result<String, MyError> {
-///     __private::protected_output::<Result<String, MyError>>();
+///     // local traits checking `cached` ...
 ///     static __BREAKER_INSTANCE: OnceLock<CircuitBreaker> = OnceLock::new();
-///     let breaker: &'static CircuitBreaker =
-///         __BREAKER_INSTANCE.get_or_init(|| __private::from_global("backendA"));
-///     let saved = (__private::fallback_arg(&id),);          // clone for the fallback
-///     let outcome = breaker
-///         .call(async {
-///             if false {                                    // types `?` and `return`
+///     let breaker = __BREAKER_INSTANCE
+///         .get_or_init(|| __private::circuit_breaker::from_global("backendA"));
+///     let saved = (id.clone(),);                        // copies for the fallback
+///     let outcome = __private::circuit_breaker::call(
+///         <Result<String, MyError> as ProtectedOutput>::checked(), // "must return a Result"
+///         |b, r| __private::circuit_breaker::by_type(b, r),       // classify by type
+///         breaker,
+///         async {
+///             if false {                                // types `?` and `return`
 ///                 let typed: Result<String, MyError> = unreachable!();
 ///                 return typed;
 ///             }
-///             { remote(id).await }                          // the original body
-///         })
-///         .await;
+///             remote(id).await                          // the original body
+///         },
+///     )
+///     .await;
 ///     match outcome {
 ///         Ok(value) => Ok(value),
-///         Err(error) => {
-///             let (id,) = saved;
-///             __private::fallback::<Result<String, MyError>, _>(cached(id, error)).await
-///         }
+///         Err(error) => { let (id,) = saved; /* checked */ cached(id, error).await }
 ///     }
 /// }
 /// ```
 ///
-/// Without a fallback, the `match` is `__private::without_fallback(outcome)`, which maps
-/// `CallError::Inner(e)` to `e` and `CallError::NotPermitted(n)` to `E::from(n)`.
+/// Without a fallback, the `match` is
+/// `<MyError as WithoutFallback>::without_fallback(outcome)`, which maps `CallError::Inner(e)`
+/// to `e` and `CallError::NotPermitted(n)` to `E::from(n)`. For a borrowed `Ok` or error type,
+/// `by_type` is `unnamed_ok`, `unnamed_err` or `unnamed`.
 ///
 /// # Compile errors
 ///
-/// Misuse is reported on the offending token with what to write instead: a non-async or
-/// `const` fn, a struct or a bodiless trait method, a missing, empty or non-literal `name`,
-/// an unknown argument (`fallbackMethod` -> `fallback`), a duplicate argument, a return type
-/// that is not a `Result`, an error type without `From<CallNotPermitted>` and no fallback, and
-/// a fallback that is missing, not async, takes other arguments or returns another type.
+/// Every misuse gets one error, on the offending token, saying what to write: a non-async or
+/// `const` fn, a struct, a bodiless trait method or a foreign fn, `#[tokio::test]` above this
+/// attribute, a missing, empty or non-string `name`, an unknown argument
+/// (`fallbackMethod` -> `fallback`), a duplicate argument, a return type that is not a
+/// `Result`, an error type without `From<CallNotPermitted>` and no fallback, and a fallback
+/// that is not a fn, takes other arguments, is not async or returns another type (the error
+/// spells out the signature it must have).
 #[proc_macro_attribute]
 pub fn circuit_breaker(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    let result = args::Args::parse(attr.into(), Span::call_site()).and_then(|args| {
-        let protected = item::analyse(item.clone())?;
-        expand::expand(args, protected)
-    });
-    match result {
-        Ok(tokens) => tokens.into(),
-        Err(error) => diag::with_item(error, item).into(),
-    }
+    // `Span::local_file`: Rust 1.88.
+    let file = proc_macro::Span::call_site().local_file();
+    expand::attribute(
+        &circuit_breaker::CircuitBreaker,
+        attr.into(),
+        item.into(),
+        file.as_deref(),
+    )
+    .into()
 }

@@ -4,6 +4,7 @@
 //! Shared by the example's `main.rs` and by `tests/example_payment_service.rs`, which runs it
 //! in-process with a short schedule and asserts on the returned summary.
 
+mod actuator;
 mod client;
 mod config;
 mod downstream;
@@ -35,17 +36,31 @@ use traffic::Protection;
 
 /// Parses `args` (clap prints `--help` and usage errors and exits), runs, and returns the
 /// summary JSON, or a message for the user.
+#[cfg_attr(test, allow(dead_code))] // the test uses run_with_args_notify
 pub async fn run_with_args<I, T>(args: I) -> Result<Value, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_with_args_notify(args, |_| {}).await
+}
+
+/// [`run_with_args`], handing the actuator's URL (as printed) to `on_actuator` once it
+/// serves.
+pub async fn run_with_args_notify<I, T>(
+    args: I,
+    on_actuator: impl FnOnce(String),
+) -> Result<Value, String>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
     let flags = Flags::parse_from(args);
     flags.validate()?;
-    run(flags).await
+    run(flags, on_actuator).await
 }
 
-async fn run(flags: Flags) -> Result<Value, String> {
+async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, String> {
     // Work on a copy: the reload step edits it, the user's file stays as it is.
     let dir =
         tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
@@ -66,7 +81,11 @@ async fn run(flags: Flags) -> Result<Value, String> {
         None => None,
     };
 
+    let actuator_url = actuator::start(live.live(), flags.actuator_port).await?;
     let epoch = Epoch::now();
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
     let events = events::EventLog::attach(&cb, epoch, events_file);
     let outage = flags.outage.clone();
     let provider = downstream::start(epoch, outage.clone(), flags.outage_mode)
@@ -89,6 +108,8 @@ async fn run(flags: Flags) -> Result<Value, String> {
         &provider.url,
         baseline_provider.as_ref().map(|d| d.url.as_str()),
     );
+    println!("actuator: {actuator_url}");
+    on_actuator(actuator_url);
     let seconds = flags.duration.as_secs_f64().ceil() as usize;
     let arrivals = Arc::new(traffic::schedule(
         flags.seed,
@@ -186,6 +207,7 @@ async fn run(flags: Flags) -> Result<Value, String> {
             "timeout_ms": flags.timeout.as_millis() as u64,
             "outage_mode": format!("{:?}", flags.outage_mode).to_lowercase(),
             "provider_requests": provider.received.load(std::sync::atomic::Ordering::Relaxed),
+            "started_unix_ms": started_unix_ms,
         }),
     };
     let summary = summary::report(&inputs);

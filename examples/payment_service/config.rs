@@ -40,6 +40,11 @@ impl LiveFile {
         ))
     }
 
+    /// The live config (registries, management settings).
+    pub fn live(&self) -> &LiveConfig {
+        &self.live
+    }
+
     /// The registry the file configures.
     pub fn registry(&self) -> &Registry {
         self.live.registry()

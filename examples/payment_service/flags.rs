@@ -76,6 +76,16 @@ pub struct Flags {
     /// Also print the summary as one machine-readable line at the end: `SUMMARY {json}`
     #[arg(long)]
     pub summary_json: bool,
+
+    /// Serve /actuator/* and /actuator/prometheus on this port of 127.0.0.1 [default: any
+    /// free port]
+    #[arg(
+        long,
+        value_name = "PORT",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    pub actuator_port: u16,
 }
 
 /// The provider's behaviour while it is down.

@@ -137,6 +137,13 @@ pub fn report(i: &Inputs) -> Value {
             "opened_during_all_bad_window": burst_opened,
         },
         "reload": reload_json(&i.reload),
+        // What the breaker published, as its Micrometer meters count it.
+        "breaker_events": {
+            "successful": i.events.successes.load(Ordering::Relaxed),
+            "failed": i.events.errors.load(Ordering::Relaxed),
+            "ignored": i.events.ignored.load(Ordering::Relaxed),
+            "not_permitted": i.events.not_permitted.load(Ordering::Relaxed),
+        },
         "checks": checks,
         "ok": ok,
     });

@@ -1,0 +1,17 @@
+use resilience4rs::{circuit_breaker, CallNotPermitted};
+
+pub struct PayError;
+impl From<CallNotPermitted> for PayError {
+    fn from(_: CallNotPermitted) -> Self {
+        PayError
+    }
+}
+
+const PAYMENT: u32 = 7;
+
+#[circuit_breaker(name = PAYMENT)]
+async fn charge(amount: u64) -> Result<u64, PayError> {
+    Ok(amount)
+}
+
+fn main() {}

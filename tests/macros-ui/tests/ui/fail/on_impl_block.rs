@@ -1,0 +1,13 @@
+use resilience4rs::circuit_breaker;
+
+pub struct PayError;
+pub struct Payments;
+
+#[circuit_breaker(name = "payment")]
+impl Payments {
+    async fn charge(&self, amount: u64) -> Result<u64, PayError> {
+        Ok(amount)
+    }
+}
+
+fn main() {}
