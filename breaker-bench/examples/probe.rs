@@ -45,7 +45,36 @@ fn main() {
     let open = ours_open();
     let state = AtomicU64::new(1);
     let np = AtomicU64::new(0);
+    let retry = resilience4rs::retry::Retry::new("r", resilience4rs::retry::RetryConfig::default());
+    let count = AtomicU64::new(0);
+    println!(
+        "retry future: {} bytes",
+        std::mem::size_of_val(&retry.call(|| std::future::ready(Ok::<u64, String>(1))))
+    );
     for _ in 0..2 {
+        t("retry", n, || {
+            black_box(
+                poll_once(retry.call(|| std::future::ready(Ok::<u64, String>(black_box(1)))))
+                    .is_ok(),
+            );
+        });
+        t("plain", n, || {
+            black_box(
+                poll_once(plain(|| {
+                    std::future::ready(Ok::<u64, String>(black_box(1)))
+                }))
+                .is_ok(),
+            );
+        });
+        t("counted", n, || {
+            black_box(
+                poll_once(plain(|| {
+                    std::future::ready(Ok::<u64, String>(black_box(1)))
+                }))
+                .is_ok(),
+            );
+            count.fetch_add(1, Ordering::Relaxed);
+        });
         t("open", n, || {
             black_box(open.try_acquire_permission().is_err());
         });
@@ -87,5 +116,21 @@ fn main() {
             black_box(clock.recent_nanos());
             black_box(clock.recent_nanos());
         });
+    }
+}
+
+async fn plain<T, E, F, Fut>(mut attempt: F) -> Result<T, E>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    let mut n = 0;
+    loop {
+        n += 1;
+        match attempt().await {
+            Ok(v) => return Ok(v),
+            Err(e) if n >= 3 => return Err(e),
+            Err(_) => {}
+        }
     }
 }

@@ -75,9 +75,9 @@ pub struct Plan {
 impl Default for Plan {
     fn default() -> Self {
         Plan {
-            rounds: 31,
-            pairs: 5,
-            batch: Duration::from_millis(10),
+            rounds: 21,
+            pairs: 15,
+            batch: Duration::from_millis(2),
         }
     }
 }

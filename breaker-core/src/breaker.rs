@@ -350,7 +350,10 @@ impl CircuitBreaker {
     /// [`try_acquire_slow`](Self::try_acquire_slow) through the machine's full operation.
     #[cold]
     #[inline(never)]
-    fn try_acquire_locked(&self, m: SpinMutexGuard<'_, Machine>) -> Result<Permit<'_>, CallNotPermitted> {
+    fn try_acquire_locked(
+        &self,
+        m: SpinMutexGuard<'_, Machine>,
+    ) -> Result<Permit<'_>, CallNotPermitted> {
         let r = self.with_locked_machine(m, |m, now, sink| {
             m.try_acquire(now, sink)
                 .map(|generation| (now, pack(m.state(), generation)))

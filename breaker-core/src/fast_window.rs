@@ -265,11 +265,7 @@ impl FastWindow {
             let slow_calls = slow_minimum as u32 + counts.slow + slow as u32;
             let below = calls < (slow_minimum >> 32) as u32
                 || (rate_below(failed_calls, calls, f32::from_bits(thresholds as u32))
-                    && rate_below(
-                        slow_calls,
-                        calls,
-                        f32::from_bits((thresholds >> 32) as u32),
-                    ));
+                    && rate_below(slow_calls, calls, f32::from_bits((thresholds >> 32) as u32)));
             if !below {
                 return Recorded::No;
             }
@@ -358,10 +354,15 @@ impl FastWindow {
         slow_threshold_nanos: u64,
     ) {
         let h = &self.hot;
-        debug_assert!(h.word.load(Ordering::Relaxed) & FAST == 0, "publish without seal");
+        debug_assert!(
+            h.word.load(Ordering::Relaxed) & FAST == 0,
+            "publish without seal"
+        );
         // Only the lock holder writes it.
-        h.seq
-            .store(h.seq.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        h.seq.store(
+            h.seq.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
         h.shape.store(second, Ordering::Relaxed);
         h.calls_failed.store(
             u64::from(totals.calls) | u64::from(totals.failed) << 32,
@@ -415,10 +416,17 @@ mod tests {
         // Ring: [ok, failed, ok], head 0.
         assert!(rec(false, 10), "ok replaces ok");
         assert!(!rec(false, 10), "ok would replace a failure");
-        assert!(!rec(true, 2_000), "failed and slow replaces a plain failure");
+        assert!(
+            !rec(true, 2_000),
+            "failed and slow replaces a plain failure"
+        );
         assert!(rec(true, 999), "failure replaces failure");
         assert!(rec(false, 1_000), "1000 ns is not slower than 1000 ns");
-        assert_eq!(fast.seal(), Some(Sealed::Head(0)), "three outcomes: back to slot 0");
+        assert_eq!(
+            fast.seal(),
+            Some(Sealed::Head(0)),
+            "three outcomes: back to slot 0"
+        );
         assert!(!fast.is_open());
         assert!(!rec(false, 0), "sealed");
         assert_eq!(fast.seal(), None);
@@ -457,15 +465,27 @@ mod tests {
     fn time_counts_add_up_within_the_published_second() {
         let fast = time_window();
         let at = 100 * SECOND + 5;
-        assert_eq!(fast.try_record(true, 5_000, at), Recorded::Yes, "9 calls < 10");
+        assert_eq!(
+            fast.try_record(true, 5_000, at),
+            Recorded::Yes,
+            "9 calls < 10"
+        );
         // 10 calls, 4 failed (40 %), 2 slow (20 %): below both.
         assert_eq!(fast.try_record(false, 5_000, at), Recorded::Yes);
         // 11 calls, 5 failed: 45.45 % < 50 %.
         assert_eq!(fast.try_record(true, 10, at), Recorded::Yes);
         // 12 calls, 6 failed: 50 % reaches the threshold: the machine must trip.
         assert_eq!(fast.try_record(true, 10, at), Recorded::No);
-        assert_eq!(fast.try_record(false, 10, 101 * SECOND), Recorded::No, "next second");
-        assert_eq!(fast.try_record(false, 10, 99 * SECOND), Recorded::No, "older second");
+        assert_eq!(
+            fast.try_record(false, 10, 101 * SECOND),
+            Recorded::No,
+            "next second"
+        );
+        assert_eq!(
+            fast.try_record(false, 10, 99 * SECOND),
+            Recorded::No,
+            "older second"
+        );
         assert_eq!(
             fast.seal(),
             Some(Sealed::Counts(Totals {
@@ -551,7 +571,10 @@ mod loom_models {
         }
         let size = l.window.capacity();
         let ring = fast.ring(size);
-        let codes: Vec<u8> = ring[..size].iter().map(|s| s.load(Ordering::Relaxed)).collect();
+        let codes: Vec<u8> = ring[..size]
+            .iter()
+            .map(|s| s.load(Ordering::Relaxed))
+            .collect();
         let failed = codes.iter().filter(|c| *c & FAILED != 0).count() as u32;
         assert_eq!(l.window.totals().failed, failed, "totals match the ring");
         (l.window.head(), codes, l.log.clone())

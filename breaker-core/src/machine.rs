@@ -220,7 +220,11 @@ impl StateMetrics {
     fn snapshot(&mut self, state: State, now: u64) -> Metrics {
         #[cfg(debug_assertions)]
         if let Window::Count(w) = &self.window {
-            debug_assert_eq!(w.recount(), w.totals(), "window totals drifted from its ring");
+            debug_assert_eq!(
+                w.recount(),
+                w.totals(),
+                "window totals drifted from its ring"
+            );
         }
         let t = self.window.totals(now);
         let (fr, sr) = self.rates(t);
@@ -625,8 +629,7 @@ impl Machine {
                     // A rate of 0 is below every threshold (they are above 0).
                     let below = t.calls < self.metrics.minimum_number_of_calls
                         || ((t.failed == 0 || rate(t.failed, t.calls) < c.failure_rate_threshold)
-                            && (t.slow == 0
-                                || rate(t.slow, t.calls) < c.slow_call_rate_threshold));
+                            && (t.slow == 0 || rate(t.slow, t.calls) < c.slow_call_rate_threshold));
                     if below {
                         w.record(now, failed, slow);
                     }
@@ -662,8 +665,7 @@ impl Machine {
     /// case: the caller runs `try_acquire`, under the same lock.
     #[inline]
     pub fn try_acquire_quiet(&mut self, now: u64) -> Option<Result<u64, Refusal>> {
-        if self.state != State::HalfOpen
-            || matches!(self.half_open_timer_at, Some(at) if at <= now)
+        if self.state != State::HalfOpen || matches!(self.half_open_timer_at, Some(at) if at <= now)
         {
             return None;
         }
@@ -745,7 +747,14 @@ impl Machine {
     }
 
     /// What CLOSED does after a verdict: trips when a rate is reached.
-    fn closed_verdict(&mut self, verdict: Verdict, fr: f32, sr: f32, now: u64, sink: &mut EventSink) {
+    fn closed_verdict(
+        &mut self,
+        verdict: Verdict,
+        fr: f32,
+        sr: f32,
+        now: u64,
+        sink: &mut EventSink,
+    ) {
         if verdict.failure_exceeded() || verdict.slow_exceeded() {
             if verdict.failure_exceeded() {
                 self.publish(sink, EventKind::FailureRateExceeded { failure_rate: fr });
@@ -842,7 +851,9 @@ impl Machine {
     fn enter_simple(&mut self, state: State, now: u64, attempts: u32) {
         self.new_state_object(state, attempts);
         self.metrics = match state {
-            State::Closed | State::MetricsOnly => StateMetrics::for_closed(&self.config, now, &self.fast),
+            State::Closed | State::MetricsOnly => {
+                StateMetrics::for_closed(&self.config, now, &self.fast)
+            }
             _ => StateMetrics::empty(),
         };
     }

@@ -50,7 +50,11 @@ fn quiet_and_subscribed_breakers_agree_step_by_step() {
         let _events = loud.attach_event_buffer(10);
         for step in 0..300 {
             // Mostly within one second, now and then into the next ones.
-            let ms = if rng.u8(0..50) == 0 { rng.u64(0..3000) } else { rng.u64(0..3) };
+            let ms = if rng.u8(0..50) == 0 {
+                rng.u64(0..3000)
+            } else {
+                rng.u64(0..3)
+            };
             clock.advance(Duration::from_millis(ms));
             // Most outcomes repeat the previous one: the lock-free path's case.
             let failed = rng.u8(0..10) < 2;

@@ -167,12 +167,29 @@ impl Retry {
         T: Any,
         E: Any + fmt::Display,
     {
-        let mut outcome = attempt().await;
+        let outcome = attempt().await;
         if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
             // Success without retry: one attempt, no event (see `Counters`).
             Counters::bump(&self.inner.shared.counters.successful_without_retry);
             return outcome.map_err(RetryError::Inner);
         }
+        self.after_first(attempt, outcome).await
+    }
+
+    /// The rest of [`call`](Self::call) once the first attempt needs a decision: kept out
+    /// of the first attempt's code so that a success there stays a few instructions.
+    #[inline(never)]
+    async fn after_first<F, Fut, T, E>(
+        &self,
+        mut attempt: F,
+        mut outcome: Result<T, E>,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        T: Any,
+        E: Any + fmt::Display,
+    {
         let config = self.inner.config.load_full();
         let mut context = Context::new(&self.inner.shared, &config);
         loop {

@@ -57,7 +57,10 @@ fn every_error_is_committed() {
         .parent()
         .expect("the target directory")
         .to_path_buf();
-    let project = target.join("tests").join("trybuild").join(env!("CARGO_PKG_NAME"));
+    let project = target
+        .join("tests")
+        .join("trybuild")
+        .join(env!("CARGO_PKG_NAME"));
     let fail_dir = root.join("tests").join("ui").join("fail");
 
     let built = build_fail_cases(&project, &target.join("tests").join("trybuild"));

@@ -52,7 +52,9 @@ impl Client {
 
 #[test]
 fn renamed_dependency() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     rt.block_on(async {
         assert_eq!(charge(3).await, Ok(3));
         assert_eq!(charge(0).await, Err(PayError::Declined));
@@ -61,7 +63,10 @@ fn renamed_dependency() {
         assert_eq!(Client.ping().await, Ok("pong"));
     });
     let m = REGISTRY.circuit_breaker("renamed").metrics();
-    assert_eq!((m.number_of_successful_calls, m.number_of_failed_calls), (2, 2));
+    assert_eq!(
+        (m.number_of_successful_calls, m.number_of_failed_calls),
+        (2, 2)
+    );
     let global = r4::global().circuit_breaker("renamed-global").metrics();
     assert_eq!(global.number_of_successful_calls, 1);
 }
