@@ -303,15 +303,15 @@ impl CircuitBreaker {
             // metrics under the lock, before anything reads it.
             let now = self.now_nanos();
             if now < self.inner.reject_before.load(Ordering::Acquire) {
-                // Built before the count: its loads need not wait for the read-modify-write.
-                let rejection = CallNotPermitted {
+                // Counted before the rejection is built: a locked read-modify-write waits
+                // for every store before it, and building the rejection is eight of them.
+                self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
+                return Err(CallNotPermitted {
                     name: self.inner.reject_name.clone(),
                     state: State::from_u8((word & 7) as u8),
                     until: self.inner.open_deadline.load(Ordering::Relaxed),
                     at: now,
-                };
-                self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
-                return Err(rejection);
+                });
             }
         }
         self.try_acquire_slow()

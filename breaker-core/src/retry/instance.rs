@@ -14,6 +14,7 @@ use super::config::RetryConfig;
 use super::context::{Context, Next};
 use super::error::RetryError;
 use super::events::RetryEvent;
+use super::first_attempt::FirstAttempt;
 use super::metrics::{Counters, RetryMetrics};
 use crate::events::SubscriptionId;
 use crate::instance_registry::RegistryInstance;
@@ -160,20 +161,29 @@ impl Retry {
     /// [`RetryError::Inner`] with the last attempt's error; [`RetryError::MaxRetriesExceeded`]
     /// when the results ran out with `failAfterMaxAttempts`; [`RetryError::WaitInterval`]
     /// only in exact-Resilience4j mode.
-    pub async fn call<F, Fut, T, E>(&self, mut attempt: F) -> Result<T, RetryError<E>>
+    pub fn call<F, Fut, T, E>(
+        &self,
+        attempt: F,
+    ) -> impl Future<Output = Result<T, RetryError<E>>> + use<'_, F, Fut, T, E>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, E>>,
         T: Any,
         E: Any + fmt::Display,
     {
-        let outcome = attempt().await;
-        if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
-            // Success without retry: one attempt, no event (see `Counters`).
-            Counters::bump(&self.inner.shared.counters.successful_without_retry);
-            return outcome.map_err(RetryError::Inner);
-        }
-        self.after_first(attempt, outcome).await
+        FirstAttempt::new(
+            attempt,
+            move |outcome: Result<T, E>| {
+                if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
+                    // Success without retry: one attempt, no event (see `Counters`).
+                    Counters::bump(&self.inner.shared.counters.successful_without_retry);
+                    Ok(outcome.map_err(RetryError::Inner))
+                } else {
+                    Err(outcome)
+                }
+            },
+            move |attempt, outcome| self.after_first(attempt, outcome),
+        )
     }
 
     /// The rest of [`call`](Self::call) once the first attempt needs a decision: kept out
