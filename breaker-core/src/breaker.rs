@@ -294,8 +294,9 @@ impl CircuitBreaker {
         self.try_acquire_not_admitting(word)
     }
 
-    /// OPEN, FORCED_OPEN and HALF_OPEN.
-    #[inline]
+    /// OPEN, FORCED_OPEN and HALF_OPEN. Inlined into the caller: as a call of its own, its
+    /// prologue's register saves were stores the rejection's `fetch_add` had to wait for.
+    #[inline(always)]
     fn try_acquire_not_admitting(&self, word: u64) -> Result<Permit<'_>, CallNotPermitted> {
         if (1u8 << (word & 7)) & REJECTS_WITHOUT_LOCK != 0 {
             // Rejected before the deadline with no timer due and nobody to tell (the limit

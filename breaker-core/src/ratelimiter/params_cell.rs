@@ -121,7 +121,7 @@ mod tests {
                 limit: n,
                 timeout: -n,
             },
-            exact: version % 2 == 0,
+            exact: version.is_multiple_of(2),
             coarse_clock: true,
             drains: false,
         }
