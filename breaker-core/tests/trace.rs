@@ -10,8 +10,11 @@ use breaker_core::{trace, CircuitBreakerConfig, ManualClock, Registry};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, Subscriber};
 
+/// One captured event: level, target, fields.
+type CapturedEvent = (Level, String, Vec<(String, String)>);
+
 #[derive(Default, Clone)]
-struct Captured(Arc<Mutex<Vec<(Level, String, Vec<(String, String)>)>>>);
+struct Captured(Arc<Mutex<Vec<CapturedEvent>>>);
 
 struct Fields(Vec<(String, String)>);
 impl Visit for Fields {
@@ -91,7 +94,14 @@ fn transitions_and_summarised_rejections() {
         .filter(|(l, _, _)| *l != Level::DEBUG)
         .cloned()
         .collect();
-    let summary: Vec<(Level, &str, Option<&str>, Option<&str>, Option<&str>)> = events
+    type Summary<'a> = (
+        Level,
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+    );
+    let summary: Vec<Summary<'_>> = events
         .iter()
         .map(|(l, t, f)| {
             let get = |n: &str| f.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
