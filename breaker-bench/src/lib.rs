@@ -3,6 +3,8 @@
 //!
 //! Nothing here is part of `breaker`'s API; the crate is not published.
 
+pub mod alternate;
+
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;

@@ -15,6 +15,7 @@ use crate::error::{CallNotPermitted, IllegalStateTransition};
 use crate::events::{
     CircuitBreakerEvent, Delivery, EventBuffer, EventKind, EventSink, Subscribers, SubscriptionId,
 };
+use crate::fast_window::{FastWindow, Recorded};
 use crate::machine::{Machine, OpenWait};
 use crate::metrics::Metrics;
 use crate::names::Name;
@@ -27,8 +28,10 @@ use crate::state::State;
 /// A circuit breaker: Resilience4j's `CircuitBreaker`.
 ///
 /// Cloning is cheap and every clone is the same breaker. Permission checks in CLOSED,
-/// DISABLED and METRICS_ONLY take no lock; recording an outcome takes one short,
-/// uncontended-in-practice lock. Events are delivered after the lock is released.
+/// DISABLED and METRICS_ONLY take no lock; in CLOSED, with a full COUNT_BASED window and
+/// nobody subscribed, an outcome like the one it replaces in the window (the common case) is
+/// recorded with one compare-and-swap and no lock; every other operation takes one short
+/// lock. Events are delivered after the lock is released.
 ///
 /// ```
 /// use breaker_core::{CircuitBreaker, CircuitBreakerConfig, State};
@@ -57,6 +60,8 @@ pub struct CircuitBreaker {
 pub(crate) struct Inner {
     /// State in the low 3 bits, generation above: read without the lock.
     word: AtomicU64,
+    /// The lock-free CLOSED path (shared with the machine, which opens and closes it).
+    fast: Arc<FastWindow>,
     /// OPEN and FORCED_OPEN: a permission requested before this instant (epoch ns) is
     /// rejected without the lock (no due timer, deadline not passed); 0 in other states.
     reject_before: AtomicU64,
@@ -121,12 +126,13 @@ impl CircuitBreaker {
         };
         let machine = Machine::new(config.clone(), now);
         let word = pack(machine.state(), machine.generation());
-        let (reject_before, open_deadline) = fast_rejection_limits(&machine);
+        let (reject_before, open_deadline) = fast_rejection_limits(&machine, false);
         let name: Arc<str> = name.into();
         let reject_name = Name::new(&name);
         let cb = CircuitBreaker {
             inner: Arc::new(Inner {
                 word: AtomicU64::new(word),
+                fast: machine.fast_window().clone(),
                 reject_before: AtomicU64::new(reject_before),
                 open_deadline: AtomicU64::new(open_deadline),
                 fast_rejections: AtomicU64::new(0),
@@ -233,6 +239,7 @@ impl CircuitBreaker {
         let now = self.now_nanos();
         let mut moved = None;
         let (r, armed, events) = {
+            m.seal_fast();
             let fast = self.inner.fast_rejections.load(Ordering::Relaxed);
             if fast != 0 {
                 m.add_not_permitted(self.inner.fast_rejections.swap(0, Ordering::Relaxed));
@@ -240,11 +247,16 @@ impl CircuitBreaker {
             let subscribed = self.inner.subscribers.any();
             m.set_quiet(!subscribed);
             let r = f(&mut m, now, &mut sink);
+            m.publish_fast(!subscribed);
             let word = pack(m.state(), m.generation());
+            let (reject_before, open_deadline) = fast_rejection_limits(&m, subscribed);
             let old = self.inner.word.load(Ordering::Relaxed);
             if old != word {
                 moved = Some((State::from_u8((old & 7) as u8), m.state()));
-                let (reject_before, open_deadline) = fast_rejection_limits(&m);
+            }
+            if old != word
+                || self.inner.reject_before.load(Ordering::Relaxed) != reject_before
+            {
                 self.inner
                     .reject_before
                     .store(reject_before, Ordering::Relaxed);
@@ -300,56 +312,84 @@ impl CircuitBreaker {
     /// [`CallNotPermitted`] in OPEN (before the wait has passed), in HALF_OPEN when every
     /// trial permission is taken, and in FORCED_OPEN. The rejection is counted in
     /// `number_of_not_permitted_calls` and publishes `NOT_PERMITTED` (not in FORCED_OPEN).
-    #[inline]
+    #[inline(always)]
     pub fn try_acquire_permission(&self) -> Result<Permit<'_>, CallNotPermitted> {
         let word = self.inner.word.load(Ordering::Acquire);
-        let state = State::from_u8((word & 7) as u8);
-        if matches!(state, State::Closed | State::Disabled | State::MetricsOnly) {
-            let now = self.now_nanos();
-            return Ok(Permit::new(self, now, word));
+        // CLOSED, DISABLED, METRICS_ONLY: no lock.
+        if (1u8 << (word & 7)) & ADMITS_WITHOUT_LOCK != 0 {
+            return Ok(Permit::new(self, self.now_nanos(), word));
         }
-        if matches!(state, State::Open | State::ForcedOpen) && !self.inner.subscribers.any() {
-            // Rejected before the deadline with no timer due and nobody to tell: no lock.
-            // The count joins the state's metrics under the lock, before anything reads it.
+        self.try_acquire_not_admitting(word)
+    }
+
+    /// OPEN, FORCED_OPEN and HALF_OPEN. Inlined into the caller: as a call of its own, its
+    /// prologue's register saves were stores the rejection's `fetch_add` had to wait for.
+    #[inline(always)]
+    fn try_acquire_not_admitting(&self, word: u64) -> Result<Permit<'_>, CallNotPermitted> {
+        if (1u8 << (word & 7)) & REJECTS_WITHOUT_LOCK != 0 {
+            // Rejected before the deadline with no timer due and nobody to tell (the limit
+            // is 0 while anyone is subscribed): no lock. The count joins the state's
+            // metrics under the lock, before anything reads it.
             let now = self.now_nanos();
             if now < self.inner.reject_before.load(Ordering::Acquire) {
+                // Counted before the rejection is built: a locked read-modify-write waits
+                // for every store before it, and building the rejection is eight of them.
                 self.inner.fast_rejections.fetch_add(1, Ordering::Relaxed);
-                return Err(self.fast_rejection(state, now));
+                return Err(CallNotPermitted {
+                    name: self.inner.reject_name.clone(),
+                    state: State::from_u8((word & 7) as u8),
+                    until: self.inner.open_deadline.load(Ordering::Relaxed),
+                    at: now,
+                });
             }
         }
         self.try_acquire_slow()
     }
 
-    /// The rejection the machine would return.
-    #[inline]
-    fn fast_rejection(&self, state: State, now: u64) -> CallNotPermitted {
-        CallNotPermitted {
-            name: self.inner.reject_name.clone(),
-            state,
-            until: match state {
-                State::Open => self.inner.open_deadline.load(Ordering::Relaxed),
-                _ => 0,
-            },
-            at: now,
+    /// Everything but a lock-free rejection: HALF_OPEN's trial permissions (lean when
+    /// nobody is subscribed), OPEN once its wait has passed, and every case with subscribers.
+    #[inline(never)]
+    fn try_acquire_slow(&self) -> Result<Permit<'_>, CallNotPermitted> {
+        let mut m = self.lock();
+        if !self.inner.subscribers.any() {
+            // HALF_OPEN, nobody to tell, no timer due: take or refuse a trial permission
+            // and unlock (see `Machine::try_acquire_quiet`).
+            let now = self.now_nanos();
+            match m.try_acquire_quiet(now) {
+                Some(Ok(generation)) => {
+                    let admitted = pack(m.state(), generation);
+                    drop(m);
+                    return self.granted(now, admitted);
+                }
+                Some(Err(refusal)) => {
+                    drop(m);
+                    return Err(CallNotPermitted {
+                        name: self.inner.reject_name.clone(),
+                        state: refusal.state,
+                        until: refusal.until,
+                        at: now,
+                    });
+                }
+                None => {}
+            }
         }
+        self.try_acquire_locked(m)
     }
 
+    /// [`try_acquire_slow`](Self::try_acquire_slow) through the machine's full operation.
     #[cold]
-    fn try_acquire_slow(&self) -> Result<Permit<'_>, CallNotPermitted> {
-        let r = self.with_machine(|m, now, sink| {
+    #[inline(never)]
+    fn try_acquire_locked(
+        &self,
+        m: SpinMutexGuard<'_, Machine>,
+    ) -> Result<Permit<'_>, CallNotPermitted> {
+        let r = self.with_locked_machine(m, Origin::Calls, |m, now, sink| {
             m.try_acquire(now, sink)
                 .map(|generation| (now, pack(m.state(), generation)))
                 .map_err(|refusal| (refusal, now))
         });
         match r {
-            Ok((granted_at, admitted)) => {
-                if admitted & 7 == State::HalfOpen as u64 {
-                    if let Some(store) = self.inner.shared.get() {
-                        return self.confirm_trial(store.as_ref(), granted_at, admitted);
-                    }
-                }
-                Ok(Permit::new(self, granted_at, admitted))
-            }
+            Ok((granted_at, admitted)) => self.granted(granted_at, admitted),
             Err((refusal, at)) => Err(CallNotPermitted {
                 name: self.inner.reject_name.clone(),
                 state: refusal.state,
@@ -357,6 +397,18 @@ impl CircuitBreaker {
                 at,
             }),
         }
+    }
+
+    /// A permission the machine granted outside the lock-free path: a HALF_OPEN trial is
+    /// confirmed with the attached store, if any.
+    #[inline]
+    fn granted(&self, granted_at: u64, admitted: u64) -> Result<Permit<'_>, CallNotPermitted> {
+        if admitted & 7 == State::HalfOpen as u64 {
+            if let Some(store) = self.inner.shared.get() {
+                return self.confirm_trial(store.as_ref(), granted_at, admitted);
+            }
+        }
+        Ok(Permit::new(self, granted_at, admitted))
     }
 
     /// A HALF_OPEN trial permission the machine granted, confirmed with the attached store
@@ -410,22 +462,39 @@ impl CircuitBreaker {
         }
     }
 
+
     /// Records the outcome of the call admitted as `admitted` (state and generation, see
-    /// [`Permit`]) that took `elapsed`. With a store attached, a HALF_OPEN trial's end is
-    /// then reported to it (after the local machine has recorded it); without one, this
-    /// costs one "is a store attached" load.
-    #[inline]
+    /// [`Permit`]) that took `elapsed_nanos` and ended at `end_nanos` (by the breaker's
+    /// clock). With a store attached, a HALF_OPEN trial's end is then reported to it (after
+    /// the local machine has recorded it); without one, this costs one "is a store
+    /// attached" load.
+    #[inline(always)]
     pub(crate) fn record(
         &self,
         admitted: u64,
         outcome: Outcome,
-        elapsed: Duration,
+        elapsed_nanos: u64,
+        end_nanos: u64,
         error_type: Option<&'static str>,
     ) {
-        self.record_local(admitted, outcome, elapsed, error_type);
+        // CLOSED, nobody subscribed, an outcome that only moves a full count window's head
+        // or adds to a time window's newest second below the thresholds: no lock (see
+        // `crate::fast_window`).
+        let recorded = if outcome == Outcome::Ignored {
+            Recorded::No
+        } else {
+            self.inner
+                .fast
+                .try_record(outcome == Outcome::Failure, elapsed_nanos, end_nanos)
+        };
+        match recorded {
+            Recorded::Yes => {}
+            Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error_type),
+            Recorded::YesCheckAgain => self.check_closed(),
+        }
         if let Some(store) = self.inner.shared.get() {
             if admitted & 7 == State::HalfOpen as u64 {
-                Self::trial_ended(self, store.as_ref(), admitted, outcome, elapsed);
+                self.trial_ended(store.as_ref(), admitted, outcome, elapsed_nanos);
             }
         }
     }
@@ -436,37 +505,65 @@ impl CircuitBreaker {
         store: &dyn SharedState,
         admitted: u64,
         outcome: Outcome,
-        elapsed: Duration,
+        elapsed_nanos: u64,
     ) {
         let end = match outcome {
             Outcome::Ignored => TrialEnd::Released,
             o => TrialEnd::Outcome {
                 failed: o == Outcome::Failure,
-                elapsed,
+                elapsed: Duration::from_nanos(elapsed_nanos),
             },
         };
         store.end_trial(self, admitted >> 3, end);
     }
 
-    #[inline]
-    fn record_local(
+    /// Checks CLOSED's thresholds again under the lock (see [`Recorded::YesCheckAgain`]).
+    #[cold]
+    #[inline(never)]
+    fn check_closed(&self) {
+        self.with_machine(|m, now, sink| m.check_closed(now, sink));
+    }
+
+    /// [`record`](Self::record) under the lock.
+    #[inline(never)]
+    fn record_locked(
         &self,
+        admitted: u64,
+        outcome: Outcome,
+        elapsed_nanos: u64,
+        error_type: Option<&'static str>,
+    ) {
+        let failed = outcome == Outcome::Failure;
+        let elapsed = Duration::from_nanos(elapsed_nanos);
+        let mut m = self.lock();
+        // Nobody subscribed, no uncounted rejection to fold in, and an outcome that changes
+        // nothing but the window: record and unlock (see `Machine::try_record_quiet`). The
+        // clock is read with the lock held, as every operation reads it.
+        if outcome != Outcome::Ignored
+            && !self.inner.subscribers.any()
+            && self.inner.fast_rejections.load(Ordering::Relaxed) == 0
+        {
+            m.seal_fast();
+            let now = self.now_nanos();
+            if m.try_record_quiet(failed, elapsed, admitted >> 3, now) {
+                m.publish_fast(true);
+                return;
+            }
+        }
+        self.record_full(m, admitted, outcome, elapsed, error_type);
+    }
+
+    /// [`record`](Self::record) through the machine's full operation.
+    #[cold]
+    #[inline(never)]
+    fn record_full(
+        &self,
+        m: SpinMutexGuard<'_, Machine>,
         admitted: u64,
         outcome: Outcome,
         elapsed: Duration,
         error_type: Option<&'static str>,
     ) {
-        let mut m = self.lock();
-        // Nobody subscribed, no uncounted rejection to fold in, CLOSED and below the
-        // thresholds: record and unlock, nothing else would happen (see
-        // `Machine::try_record_closed_below`).
-        if outcome != Outcome::Ignored
-            && !self.inner.subscribers.any()
-            && self.inner.fast_rejections.load(Ordering::Relaxed) == 0
-            && m.try_record_closed_below(outcome == Outcome::Failure, elapsed)
-        {
-            return;
-        }
         self.with_locked_machine(m, Origin::Calls, |m, now, sink| {
             m.on_outcome(outcome, elapsed, error_type, admitted >> 3, now, sink)
         });
@@ -487,12 +584,18 @@ impl CircuitBreaker {
 
     /// The breaker's time: the clock's cheap [`recent_nanos`](Clock::recent_nanos) reading,
     /// the only one the breaker takes, so the machine sees one monotonic source.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn now_nanos(&self) -> u64 {
         match &self.inner.system {
             Some(c) => c.recent_nanos(),
-            None => self.inner.clock.recent_nanos(),
+            None => self.clock_nanos(),
         }
+    }
+
+    /// A reading of a clock other than the shared [`SystemClock`].
+    #[inline(never)]
+    fn clock_nanos(&self) -> u64 {
+        self.inner.clock.recent_nanos()
     }
 
     #[inline]
@@ -715,12 +818,18 @@ impl CircuitBreaker {
         &self,
         f: impl Fn(&CircuitBreakerEvent) + Send + Sync + 'static,
     ) -> SubscriptionId {
-        self.inner.subscribers.subscribe(Arc::new(f))
+        let id = self.inner.subscribers.subscribe(Arc::new(f));
+        // Closes the lock-free path, which builds no events.
+        self.with_machine(|_, _, _| ());
+        id
     }
 
     /// Removes a subscription; `false` if it was not there.
     pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
-        self.inner.subscribers.unsubscribe(id)
+        let removed = self.inner.subscribers.unsubscribe(id);
+        // Reopens the lock-free path if nobody is left.
+        self.with_machine(|_, _, _| ());
+        removed
     }
 
     /// Keeps the last `capacity` events (>= 1) in a buffer (Resilience4j's
@@ -755,15 +864,27 @@ impl CircuitBreaker {
     }
 }
 
+/// The states whose permission checks take no lock: CLOSED, DISABLED, METRICS_ONLY (a bit
+/// per state number).
+const ADMITS_WITHOUT_LOCK: u8 =
+    1 << State::Closed as u8 | 1 << State::Disabled as u8 | 1 << State::MetricsOnly as u8;
+
 /// Busy-wait iterations on a held lock before yielding the CPU (a critical section is well
 /// under a microsecond; a longer wait means the holder was preempted).
 const SPINS_BEFORE_YIELD: u32 = 100;
 
+/// The states that may reject without the lock: OPEN, FORCED_OPEN.
+const REJECTS_WITHOUT_LOCK: u8 = 1 << State::Open as u8 | 1 << State::ForcedOpen as u8;
+
 /// `(reject_before, open_deadline)` for the state `m` is in: OPEN rejects without the lock
 /// strictly before its automatic-transition timer and up to its deadline inclusive (the
 /// first request strictly after it moves to HALF_OPEN); FORCED_OPEN always; other states
-/// never.
-fn fast_rejection_limits(m: &Machine) -> (u64, u64) {
+/// never, and no state while anyone is `subscribed` (a rejection publishes NOT_PERMITTED).
+/// `open_deadline` is OPEN's deadline, 0 in other states.
+fn fast_rejection_limits(m: &Machine, subscribed: bool) -> (u64, u64) {
+    if subscribed {
+        return (0, m.open_deadline_if_open());
+    }
     match m.state() {
         State::Open => {
             let deadline = m.open_deadline();

@@ -65,14 +65,19 @@ impl CircuitBreaker {
     ///
     /// # Errors
     /// As [`call`](Self::call).
+    #[inline(always)]
     pub fn call_sync<T, E>(&self, f: impl FnOnce() -> Result<T, E>) -> Result<T, CallError<E>>
     where
         T: Any,
         E: Any,
     {
-        let permit = self
-            .try_acquire_permission()
-            .map_err(CallError::NotPermitted)?;
+        // A `match`, not `map_err(..)?`: the permit stays in registers (the `?` copied it
+        // through memory in pieces, and the record's compare-and-swap waited for those
+        // stores).
+        let permit = match self.try_acquire_permission() {
+            Ok(permit) => permit,
+            Err(rejected) => return Err(CallError::NotPermitted(rejected)),
+        };
         let result = f();
         let outcome = self.classify(&result);
         permit.record_typed(outcome, error_type(&result));

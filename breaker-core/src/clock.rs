@@ -95,6 +95,12 @@ impl SystemClock {
         SHARED.get_or_init(|| Arc::new(SystemClock::new())).clone()
     }
 
+    /// An exact reading, kept out of line so that the cached one inlines small.
+    #[inline(never)]
+    fn precise_nanos(&self) -> u64 {
+        self.now_nanos()
+    }
+
     /// Whether `clock` is the one [`shared`](Self::shared) returns.
     pub(crate) fn is_shared(clock: &Arc<dyn Clock>) -> bool {
         std::ptr::addr_eq(Arc::as_ptr(clock), Arc::as_ptr(&Self::shared()))
@@ -113,10 +119,10 @@ impl Clock for SystemClock {
         self.offset + precise_since_base()
     }
 
-    #[inline]
+    #[inline(always)]
     fn recent_nanos(&self) -> u64 {
         if self.precise {
-            self.now_nanos()
+            self.precise_nanos()
         } else {
             self.offset + coarse_since_base()
         }
@@ -162,7 +168,7 @@ fn precise_since_base() -> u64 {
 }
 
 /// The cached reading: one load (and, once per tick, one store) while the ticker runs.
-#[inline]
+#[inline(always)]
 fn coarse_since_base() -> u64 {
     if COARSE.awake.load(Ordering::Relaxed) {
         if !COARSE.used.load(Ordering::Relaxed) {

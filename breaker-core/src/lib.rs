@@ -102,6 +102,7 @@ mod clock;
 mod config;
 mod error;
 mod events;
+mod fast_window;
 mod instance;
 mod instance_registry;
 mod interval;

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::classify::Outcome;
 use crate::config::{CircuitBreakerConfig, SlidingWindowType};
 use crate::events::{EventKind, EventSink};
+use crate::fast_window::{self, FastWindow, Sealed};
 use crate::metrics::Metrics;
 use crate::state::State;
 use crate::window::{CountWindow, TimeWindow, Totals, Window};
@@ -18,7 +19,7 @@ use crate::window::{CountWindow, TimeWindow, Totals, Window};
 const NANOS_PER_MILLI: u64 = 1_000_000;
 
 /// The metrics object of one state: its window, effective minimum and rejection count.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 #[repr(C)]
 pub(crate) struct StateMetrics {
     not_permitted: u64,
@@ -111,13 +112,22 @@ impl Verdict {
 }
 
 impl StateMetrics {
-    /// `forClosed` / `forMetricsOnly`: the configured window.
-    fn for_closed(c: &CircuitBreakerConfig, now: u64) -> Self {
+    /// `forClosed` / `forMetricsOnly`: the configured window. A count window lives on the
+    /// ring `fast` reads (when it is not too large for the lock-free path).
+    fn for_closed(c: &CircuitBreakerConfig, now: u64, fast: &FastWindow) -> Self {
         let (window, min) = match c.sliding_window_type {
-            SlidingWindowType::CountBased => (
-                Window::Count(CountWindow::new(c.sliding_window_size)),
-                c.minimum_number_of_calls.min(c.sliding_window_size),
-            ),
+            SlidingWindowType::CountBased => {
+                let size = c.sliding_window_size.max(1) as usize;
+                let window = if size <= fast_window::MAX_SIZE {
+                    CountWindow::on_ring(fast.ring(size), size)
+                } else {
+                    CountWindow::new(c.sliding_window_size)
+                };
+                (
+                    Window::Count(window),
+                    c.minimum_number_of_calls.min(c.sliding_window_size),
+                )
+            }
             SlidingWindowType::TimeBased => (
                 Window::Time(TimeWindow::new(c.sliding_window_size, now)),
                 c.minimum_number_of_calls,
@@ -168,6 +178,11 @@ impl StateMetrics {
         slow: bool,
     ) -> (Verdict, f32, f32) {
         self.window.record(now, failed, slow);
+        self.evaluate(c, now)
+    }
+
+    /// The verdict on the window as of `now` (a time window slides first).
+    fn evaluate(&mut self, c: &CircuitBreakerConfig, now: u64) -> (Verdict, f32, f32) {
         let t = self.window.totals(now);
         // A full count window: the integer thresholds decide "below" exactly; the rates are
         // computed only when one is reached (the callers use them only then).
@@ -203,6 +218,14 @@ impl StateMetrics {
     }
 
     fn snapshot(&mut self, state: State, now: u64) -> Metrics {
+        #[cfg(debug_assertions)]
+        if let Window::Count(w) = &self.window {
+            debug_assert_eq!(
+                w.recount(),
+                w.totals(),
+                "window totals drifted from its ring"
+            );
+        }
         let t = self.window.totals(now);
         let (fr, sr) = self.rates(t);
         Metrics {
@@ -250,6 +273,8 @@ pub(crate) struct Refusal {
 #[repr(C)]
 pub(crate) struct Machine {
     config: Arc<CircuitBreakerConfig>,
+    /// The lock-free CLOSED path this machine opens and closes (see [`crate::fast_window`]).
+    fast: Arc<FastWindow>,
     generation: u64,
     attempts: u32,
     /// OPEN: permission is granted strictly after this instant (epoch ns).
@@ -276,9 +301,11 @@ pub(crate) struct Machine {
 impl Machine {
     /// The state object built by the constructor for `initialState` (no event).
     pub fn new(config: Arc<CircuitBreakerConfig>, now: u64) -> Self {
+        let fast = Arc::new(FastWindow::default());
         let mut m = Machine {
             slow_threshold_nanos: slow_nanos(&config),
-            metrics: StateMetrics::for_closed(&config, now),
+            metrics: StateMetrics::for_closed(&config, now, &fast),
+            fast,
             config,
             state: State::Closed,
             generation: 0,
@@ -295,7 +322,7 @@ impl Machine {
         match m.config.initial_state {
             State::Closed => {}
             State::Open => {
-                let fresh = StateMetrics::for_closed(&m.config, now);
+                let fresh = StateMetrics::for_closed(&m.config, now, &m.fast);
                 m.enter_open(now, 0, OpenWait::NextAttempt, fresh);
             }
             State::HalfOpen => m.enter_half_open(now, 1),
@@ -315,6 +342,14 @@ impl Machine {
     /// OPEN: permission is granted strictly after this instant (epoch ns).
     pub fn open_deadline(&self) -> u64 {
         self.open_deadline
+    }
+    /// OPEN's deadline, 0 in other states.
+    pub fn open_deadline_if_open(&self) -> u64 {
+        if self.state == State::Open {
+            self.open_deadline
+        } else {
+            0
+        }
     }
     /// Adds rejections counted outside the lock to the current state's metrics.
     pub fn add_not_permitted(&mut self, n: u64) {
@@ -518,15 +553,7 @@ impl Machine {
         match self.state {
             State::Closed => {
                 let (verdict, fr, sr) = self.metrics.record(&self.config, now, failed, slow);
-                if verdict.failure_exceeded() || verdict.slow_exceeded() {
-                    if verdict.failure_exceeded() {
-                        self.publish(sink, EventKind::FailureRateExceeded { failure_rate: fr });
-                    }
-                    if verdict.slow_exceeded() {
-                        self.publish(sink, EventKind::SlowCallRateExceeded { slow_call_rate: sr });
-                    }
-                    let _ = self.transition(State::Open, OpenWait::NextAttempt, now, sink);
-                }
+                self.closed_verdict(verdict, fr, sr, now, sink);
             }
             State::HalfOpen => {
                 let (verdict, _, _) = self.metrics.record(&self.config, now, failed, slow);
@@ -558,33 +585,194 @@ impl Machine {
         }
     }
 
-    /// The common case of [`on_outcome`](Self::on_outcome), for a caller that knows nobody
-    /// is subscribed (so no per-call event would be built): CLOSED, a full count window, and
-    /// the outcome leaves both counts below their integer thresholds. Then the outcome is
-    /// recorded and `true` returned; nothing else would have happened (CLOSED has no timers,
-    /// no event, no transition). Otherwise nothing is done and `false` is returned: the
+    /// The common cases of [`on_outcome`](Self::on_outcome), for a caller that knows nobody
+    /// is subscribed (so no per-call event would be built), for the call admitted by the
+    /// state object `generation`, at `now`:
+    ///
+    /// - CLOSED, a full count window, and the outcome leaves both counts below their integer
+    ///   thresholds;
+    /// - CLOSED, a time window, and the outcome leaves the window below the minimum number of
+    ///   calls or both rates below their thresholds;
+    /// - HALF_OPEN, a trial call of this HALF_OPEN state, no timer due, and the window still
+    ///   below the minimum number of calls after it (no verdict yet);
+    /// - HALF_OPEN, a call admitted by an earlier state (default mode), no timer due: nothing
+    ///   happens to it (its event would be the only trace);
+    /// - DISABLED: nothing is recorded.
+    ///
+    /// Then the outcome is recorded and `true` returned; nothing else would have happened (no
+    /// event, timer or transition). Otherwise nothing is done and `false` is returned: the
     /// caller runs `on_outcome`, under the same lock.
     #[inline]
-    pub fn try_record_closed_below(&mut self, failed: bool, elapsed: Duration) -> bool {
-        if self.state != State::Closed {
-            return false;
-        }
-        let Window::Count(w) = &mut self.metrics.window else {
-            return false;
-        };
-        let need = &self.metrics.need;
-        // `need` is computed for a full window of this size under the current thresholds
-        // (`reconfigure` clears it, so a threshold change cannot leave a stale one here).
-        if need.calls as usize != w.capacity() {
-            return false;
-        }
+    pub fn try_record_quiet(
+        &mut self,
+        failed: bool,
+        elapsed: Duration,
+        generation: u64,
+        now: u64,
+    ) -> bool {
         let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
-        match w.totals_after(failed, slow) {
-            Some((f, s)) if f < need.failed && s < need.slow => {
+        match self.state {
+            State::Closed => match &mut self.metrics.window {
+                Window::Count(w) => {
+                    let need = &self.metrics.need;
+                    // `need` is computed for a full window of this size under the current
+                    // thresholds (`reconfigure` clears it, so a threshold change cannot leave
+                    // a stale one here).
+                    if need.calls as usize != w.capacity() {
+                        return false;
+                    }
+                    match w.totals_after(failed, slow) {
+                        Some((f, s)) if f < need.failed && s < need.slow => {
+                            w.record(failed, slow);
+                            true
+                        }
+                        _ => false,
+                    }
+                }
+                Window::Time(w) => {
+                    w.advance(now);
+                    let mut t = w.totals();
+                    t.calls += 1;
+                    t.failed += u32::from(failed);
+                    t.slow += u32::from(slow);
+                    let c = &self.config;
+                    // A rate of 0 is below every threshold (they are above 0).
+                    let below = t.calls < self.metrics.minimum_number_of_calls
+                        || ((t.failed == 0 || rate(t.failed, t.calls) < c.failure_rate_threshold)
+                            && (t.slow == 0 || rate(t.slow, t.calls) < c.slow_call_rate_threshold));
+                    if below {
+                        w.record(now, failed, slow);
+                    }
+                    below
+                }
+                Window::Empty => false,
+            },
+            State::HalfOpen => {
+                if matches!(self.half_open_timer_at, Some(at) if at <= now) {
+                    return false;
+                }
+                if !self.counts_in_half_open(generation) {
+                    return true;
+                }
+                let Window::Count(w) = &mut self.metrics.window else {
+                    return false;
+                };
+                let calls_after = w.totals().calls + 1;
+                if w.is_full() || calls_after >= self.metrics.minimum_number_of_calls {
+                    return false;
+                }
                 w.record(failed, slow);
                 true
             }
+            State::Disabled => true,
             _ => false,
+        }
+    }
+
+    /// The common cases of [`try_acquire`](Self::try_acquire) in HALF_OPEN, for a caller
+    /// that knows nobody is subscribed: no timer due, and a trial permission left (granted:
+    /// `Ok` with the state's generation) or none (refused and counted). `None` in any other
+    /// case: the caller runs `try_acquire`, under the same lock.
+    #[inline]
+    pub fn try_acquire_quiet(&mut self, now: u64) -> Option<Result<u64, Refusal>> {
+        if self.state != State::HalfOpen || matches!(self.half_open_timer_at, Some(at) if at <= now)
+        {
+            return None;
+        }
+        if self.permits > 0 {
+            self.permits -= 1;
+            Some(Ok(self.generation))
+        } else {
+            self.metrics.not_permitted += 1;
+            Some(Err(Refusal {
+                state: State::HalfOpen,
+                until: self.half_open_timer_at.unwrap_or(0),
+            }))
+        }
+    }
+
+    // ----- the lock-free CLOSED path ------------------------------------------------------
+
+    /// The lock-free path this machine opens.
+    pub fn fast_window(&self) -> &Arc<FastWindow> {
+        &self.fast
+    }
+
+    /// Closes the lock-free path before an operation (see [`crate::fast_window`]) and adopts
+    /// the head it moved the window to. Cheap when it is closed already.
+    #[inline]
+    pub fn seal_fast(&mut self) {
+        // Only ever opened on the CLOSED state's window (`publish_fast`), which nothing has
+        // replaced since: every replacement happens under the lock, after a seal.
+        match (self.fast.seal(), &mut self.metrics.window) {
+            (Some(Sealed::Head(head)), Window::Count(w)) => w.set_head(head),
+            (Some(Sealed::Counts(t)), Window::Time(w)) => w.add_to_newest(t),
+            (None, _) => {}
+            (Some(sealed), _) => debug_assert!(false, "{sealed:?} sealed on another window"),
+        }
+    }
+
+    /// Opens the lock-free path after an operation if the machine allows it: CLOSED, a full
+    /// count window on the shared ring whose thresholds were checked under the current
+    /// config (so it is below them), and `quiet` (nobody subscribed).
+    #[inline]
+    pub fn publish_fast(&self, quiet: bool) {
+        if !quiet || self.state != State::Closed {
+            return;
+        }
+        match &self.metrics.window {
+            Window::Count(w) => {
+                if w.is_full()
+                    && self.metrics.need.is_for(w.capacity() as u32, &self.config)
+                    && self
+                        .fast
+                        .ring_of(w.capacity())
+                        .is_some_and(|ring| w.is_on(ring))
+                {
+                    self.fast
+                        .publish_count(w.head(), w.capacity(), self.slow_threshold_nanos);
+                }
+            }
+            Window::Time(w) => self.fast.publish_time(
+                w.newest_second(),
+                w.totals(),
+                self.metrics.minimum_number_of_calls,
+                self.config.failure_rate_threshold,
+                self.config.slow_call_rate_threshold,
+                self.slow_threshold_nanos,
+            ),
+            Window::Empty => {}
+        }
+    }
+
+    /// Checks CLOSED's thresholds at `now` without recording anything, as a recorded
+    /// outcome does (for a lock-free outcome that may have been checked against older
+    /// totals): FAILURE_RATE_EXCEEDED / SLOW_CALL_RATE_EXCEEDED and OPEN if one is reached.
+    pub fn check_closed(&mut self, now: u64, sink: &mut EventSink) {
+        self.fire_due_timers(now, sink);
+        if self.state == State::Closed {
+            let (verdict, fr, sr) = self.metrics.evaluate(&self.config, now);
+            self.closed_verdict(verdict, fr, sr, now, sink);
+        }
+    }
+
+    /// What CLOSED does after a verdict: trips when a rate is reached.
+    fn closed_verdict(
+        &mut self,
+        verdict: Verdict,
+        fr: f32,
+        sr: f32,
+        now: u64,
+        sink: &mut EventSink,
+    ) {
+        if verdict.failure_exceeded() || verdict.slow_exceeded() {
+            if verdict.failure_exceeded() {
+                self.publish(sink, EventKind::FailureRateExceeded { failure_rate: fr });
+            }
+            if verdict.slow_exceeded() {
+                self.publish(sink, EventKind::SlowCallRateExceeded { slow_call_rate: sr });
+            }
+            let _ = self.transition(State::Open, OpenWait::NextAttempt, now, sink);
         }
     }
 
@@ -626,7 +814,7 @@ impl Machine {
                 // late result recorded in OPEN cannot divide by zero (deliberate deviation).
                 let carried = match from {
                     State::Disabled | State::ForcedOpen => {
-                        let mut fresh = StateMetrics::for_closed(&self.config, now);
+                        let mut fresh = StateMetrics::for_closed(&self.config, now, &self.fast);
                         fresh.not_permitted = self.metrics.not_permitted;
                         fresh
                     }
@@ -673,7 +861,9 @@ impl Machine {
     fn enter_simple(&mut self, state: State, now: u64, attempts: u32) {
         self.new_state_object(state, attempts);
         self.metrics = match state {
-            State::Closed | State::MetricsOnly => StateMetrics::for_closed(&self.config, now),
+            State::Closed | State::MetricsOnly => {
+                StateMetrics::for_closed(&self.config, now, &self.fast)
+            }
             _ => StateMetrics::empty(),
         };
     }
@@ -747,7 +937,7 @@ impl Machine {
                 if old.sliding_window_type != new.sliding_window_type
                     || old.sliding_window_size != new.sliding_window_size
                 {
-                    self.metrics = StateMetrics::for_closed(&new, now);
+                    self.metrics = StateMetrics::for_closed(&new, now, &self.fast);
                     self.metrics.not_permitted = not_permitted;
                 } else {
                     self.metrics.minimum_number_of_calls = match new.sliding_window_type {
@@ -823,7 +1013,7 @@ mod need_tests {
 mod quiet_path_tests {
     use super::*;
 
-    /// `try_record_closed_below` (falling back to `on_outcome`) leaves the machine exactly
+    /// `try_record_quiet` (falling back to `on_outcome`) leaves the machine exactly
     /// where `on_outcome` alone does: same state, metrics and events, step by step, over
     /// random outcomes, durations, window sizes and thresholds, through trips and recoveries.
     #[test]
@@ -863,7 +1053,7 @@ mod quiet_path_tests {
                     };
                     let elapsed = Duration::from_millis(rng.u64(0..15));
                     if outcome != Outcome::Ignored
-                        && a.try_record_closed_below(outcome == Outcome::Failure, elapsed)
+                        && a.try_record_quiet(outcome == Outcome::Failure, elapsed, ga, now)
                     {
                         fast_taken += 1;
                     } else {

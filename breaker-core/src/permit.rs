@@ -67,13 +67,13 @@ impl<'a> Permit<'a> {
     }
 
     /// The call succeeded (`onSuccess`); its duration is measured now.
-    #[inline]
+    #[inline(always)]
     pub fn on_success(self) {
         self.finish_now(Outcome::Success, None);
     }
 
     /// The call failed with an error that is recorded (`onError`).
-    #[inline]
+    #[inline(always)]
     pub fn on_error(self) {
         self.finish_now(Outcome::Failure, None);
     }
@@ -92,13 +92,17 @@ impl<'a> Permit<'a> {
     }
 
     /// Ends the call now: its duration runs to this clock reading.
-    #[inline]
+    #[inline(always)]
     fn finish_now(mut self, outcome: Outcome, error_type: Option<&'static str>) {
         let end = self.breaker.now_nanos();
-        let elapsed = Duration::from_nanos(end.saturating_sub(self.start_nanos));
         self.done = true;
-        self.breaker
-            .record(self.admitted, outcome, elapsed, error_type);
+        self.breaker.record(
+            self.admitted,
+            outcome,
+            end.saturating_sub(self.start_nanos),
+            end,
+            error_type,
+        );
     }
 
     /// Records `outcome` with a duration measured by the caller (Resilience4j's
@@ -127,20 +131,36 @@ impl<'a> Permit<'a> {
     #[inline]
     fn finish(mut self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
         self.done = true;
+        let nanos = elapsed.as_nanos().min(u128::from(u64::MAX)) as u64;
+        let end = self.breaker.now_nanos();
         self.breaker
-            .record(self.admitted, outcome, elapsed, error_type);
+            .record(self.admitted, outcome, nanos, end, error_type);
     }
 }
 
 impl Drop for Permit<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
-        if self.done {
-            return;
+        if !self.done {
+            self.drop_unfinished();
         }
+    }
+}
+
+impl Permit<'_> {
+    /// Dropped without an outcome: a cancelled call, or a panic inside it.
+    #[cold]
+    #[inline(never)]
+    fn drop_unfinished(&mut self) {
         if std::thread::panicking() {
-            let elapsed = self.elapsed();
-            self.breaker
-                .record(self.admitted, Outcome::Failure, elapsed, Some("panic"));
+            let end = self.breaker.now_nanos();
+            self.breaker.record(
+                self.admitted,
+                Outcome::Failure,
+                end.saturating_sub(self.start_nanos),
+                end,
+                Some("panic"),
+            );
         } else {
             self.breaker.release_if_current(self.admitted);
         }

@@ -1,15 +1,16 @@
-//! The synchronisation primitives of the lock-free bulkhead semaphore and rate-limiter state:
+//! The synchronisation primitives of the lock-free code (the circuit breaker's CLOSED path and
+//! its window rings, the bulkhead semaphore, the rate-limiter state):
 //! `std`'s, or loom's under `--cfg loom` so that the loom models explore every interleaving
 //! of the real code.
 
 #[cfg(loom)]
 pub(crate) use loom::sync::{
-    atomic::{AtomicBool, AtomicU64, Ordering},
+    atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering},
     Arc, Mutex, MutexGuard,
 };
 #[cfg(not(loom))]
 pub(crate) use std::sync::{
-    atomic::{AtomicBool, AtomicU64, Ordering},
+    atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering},
     Arc, Mutex, MutexGuard,
 };
 

@@ -2,6 +2,8 @@
 //! `FixedSizeSlidingWindowMetrics` (COUNT_BASED) and `SlidingTimeWindowMetrics`
 //! (TIME_BASED, one bucket per whole epoch second).
 
+use crate::sync::{AtomicU8, Ordering};
+
 /// Totals of the calls in a window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Totals {
@@ -37,22 +39,57 @@ impl Totals {
     }
 }
 
+/// A ring of outcome codes ([`FAILED`] | [`SLOW`]), shared between a count window (written
+/// under the breaker's lock) and the lock-free CLOSED path (which only reads it; see
+/// [`crate::fast_window`]). Relaxed atomics: a plain byte load or store on every target.
+pub(crate) type Ring = std::sync::Arc<[AtomicU8]>;
+
+/// A new ring of `capacity` zero codes.
+pub(crate) fn new_ring(capacity: usize) -> Ring {
+    (0..capacity).map(|_| AtomicU8::new(0)).collect()
+}
+
 /// The last `size` outcomes, as a ring of 2-bit codes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct CountWindow {
-    ring: Box<[u8]>,
+    /// At least `size` slots; the window uses the first `size`.
+    ring: Ring,
+    size: usize,
     head: usize,
     len: usize,
     totals: Totals,
 }
 
-const FAILED: u8 = 1;
-const SLOW: u8 = 2;
+/// The outcome code of a failed call.
+pub(crate) const FAILED: u8 = 1;
+/// The outcome code of a slow call.
+pub(crate) const SLOW: u8 = 2;
+
+/// The code of one outcome.
+#[inline]
+pub(crate) fn code(failed: bool, slow: bool) -> u8 {
+    (failed as u8 * FAILED) | (slow as u8 * SLOW)
+}
 
 impl CountWindow {
+    /// An empty window of `size` calls (at least 1) on a ring of its own.
     pub fn new(size: u32) -> Self {
+        let size = size.max(1) as usize;
+        Self::on_ring(new_ring(size), size)
+    }
+
+    /// An empty window of `size` calls (at least 1) on `ring`, which must have at least
+    /// `size` slots; its first `size` are cleared. The ring may be reused by the next window
+    /// once this one is dropped, never by two live windows.
+    pub fn on_ring(ring: Ring, size: usize) -> Self {
+        let size = size.max(1);
+        assert!(ring.len() >= size, "ring shorter than its window");
+        for slot in &ring[..size] {
+            slot.store(0, Ordering::Relaxed);
+        }
         CountWindow {
-            ring: vec![0; size.max(1) as usize].into_boxed_slice(),
+            ring,
+            size,
             head: 0,
             len: 0,
             totals: Totals::default(),
@@ -63,10 +100,10 @@ impl CountWindow {
     /// outcome, without recording it. `None` while it is still filling.
     #[inline]
     pub fn totals_after(&self, failed: bool, slow: bool) -> Option<(u32, u32)> {
-        if self.len != self.ring.len() {
+        if self.len != self.size {
             return None;
         }
-        let old = self.ring[self.head];
+        let old = self.ring[self.head].load(Ordering::Relaxed);
         let t = &self.totals;
         Some((
             t.failed + u32::from(failed) - u32::from(old & FAILED),
@@ -77,23 +114,70 @@ impl CountWindow {
     /// The number of calls the window holds when full.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.ring.len()
+        self.size
+    }
+
+    /// Whether the window holds `capacity` calls.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.len == self.size
+    }
+
+    /// The window's totals.
+    #[inline]
+    pub fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    /// The totals counted afresh from the ring (to check the running ones).
+    #[cfg(debug_assertions)]
+    pub fn recount(&self) -> Totals {
+        let mut t = Totals::default();
+        for slot in &self.ring[..self.len] {
+            let c = slot.load(Ordering::Relaxed);
+            t.add(Totals::one(c & FAILED != 0, c & SLOW != 0));
+        }
+        t
+    }
+
+    /// The slot the next outcome goes to.
+    #[inline]
+    pub fn head(&self) -> usize {
+        self.head
+    }
+
+    /// Whether the window lives on `ring`.
+    pub fn is_on(&self, ring: &Ring) -> bool {
+        std::sync::Arc::ptr_eq(&self.ring, ring)
+    }
+
+    /// Moves the next slot to `head` (< capacity) on a full window whose slots from the
+    /// current head up to `head` already hold the codes of the outcomes that moved it: what
+    /// the lock-free path did, recording outcomes equal to the ones they replaced, which
+    /// changes neither the ring nor the totals.
+    #[inline]
+    pub fn set_head(&mut self, head: usize) {
+        debug_assert!(self.is_full() && head < self.size);
+        self.head = head;
     }
 
     #[inline]
     pub fn record(&mut self, failed: bool, slow: bool) {
-        let code = (failed as u8 * FAILED) | (slow as u8 * SLOW);
+        let code = code(failed, slow);
         // The code that falls out of a full ring (none while it fills: 0 counts nothing).
-        let old = if self.len == self.ring.len() {
-            self.ring[self.head]
+        let slot = &self.ring[self.head];
+        let old = if self.len == self.size {
+            slot.load(Ordering::Relaxed)
         } else {
             self.len += 1;
             self.totals.calls += 1;
             0
         };
-        self.ring[self.head] = code;
+        if old != code {
+            slot.store(code, Ordering::Relaxed);
+        }
         self.head += 1;
-        if self.head == self.ring.len() {
+        if self.head == self.size {
             self.head = 0;
         }
         // One read-modify-write per counter, added before subtracted so nothing underflows
@@ -139,12 +223,18 @@ impl TimeWindow {
 
     /// Moves the window to the current second, dropping buckets that fell out of it
     /// (Resilience4j's `moveWindowToCurrentEpochSecond`).
+    #[inline]
     pub fn advance(&mut self, now_nanos: u64) {
         let now = now_nanos / 1_000_000_000;
-        let head_second = self.buckets[self.head].epoch_second;
-        if now <= head_second {
-            return;
+        if now > self.buckets[self.head].epoch_second {
+            self.rotate(now);
         }
+    }
+
+    /// [`advance`](Self::advance) to a later second `now`.
+    #[inline(never)]
+    fn rotate(&mut self, now: u64) {
+        let head_second = self.buckets[self.head].epoch_second;
         let n = self.buckets.len() as u64;
         let mut to_move = (now - head_second).min(n);
         while to_move > 0 {
@@ -159,6 +249,26 @@ impl TimeWindow {
         }
     }
 
+    /// The epoch second of the newest bucket.
+    #[inline]
+    pub fn newest_second(&self) -> u64 {
+        self.buckets[self.head].epoch_second
+    }
+
+    /// Adds `t` to the newest bucket (outcomes recorded lock-free in its second).
+    #[inline]
+    pub fn add_to_newest(&mut self, t: Totals) {
+        self.buckets[self.head].totals.add(t);
+        self.totals.add(t);
+    }
+
+    /// The totals as of the last [`advance`](Self::advance).
+    #[inline]
+    pub fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    #[inline]
     pub fn record(&mut self, now_nanos: u64, failed: bool, slow: bool) {
         self.advance(now_nanos);
         let one = Totals::one(failed, slow);
@@ -168,7 +278,7 @@ impl TimeWindow {
 }
 
 /// The window of one state object.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) enum Window {
     Count(CountWindow),
     Time(TimeWindow),
@@ -189,7 +299,7 @@ impl Window {
     /// Whether this is a count window holding `calls` calls, its capacity.
     #[inline]
     pub fn is_full_count_window(&self, calls: u32) -> bool {
-        matches!(self, Window::Count(w) if w.ring.len() == calls as usize)
+        matches!(self, Window::Count(w) if w.size == calls as usize)
     }
 
     /// The totals as of `now` (a time-based window slides first).

@@ -1,8 +1,10 @@
 //! A protected call allocates nothing on the heap: in CLOSED, OPEN (rejected) and HALF_OPEN,
 //! through the sync permit API and through async `call` around a ready future, with no
-//! subscriber attached; likewise a retried call that succeeds at once (or retries with 0 ms
-//! waits), a time-limited call whose future is ready at its first poll, and a bulkhead's, a
-//! thread-pool bulkhead's and a rate limiter's admitted and rejected calls.
+//! subscriber attached, with COUNT_BASED and TIME_BASED windows, lock-free or under the
+//! lock, and rejected in FORCED_OPEN; likewise a retried call that succeeds at once, retries
+//! with 0 ms waits, runs out of attempts or meets an error it does not retry, a time-limited
+//! call whose future is ready (with a value or an error) at its first poll, and a
+//! bulkhead's, a thread-pool bulkhead's and a rate limiter's admitted and rejected calls.
 //!
 //! A counting global allocator (this test binary's own: `#[global_allocator]` is per binary)
 //! counts the allocations each thread makes; each check runs its calls after a warm-up and
@@ -176,6 +178,32 @@ fn closed_async_call_allocates_nothing() {
 }
 
 #[test]
+fn time_based_calls_allocate_nothing() {
+    // A TIME_BASED window of 10 s: outcomes within a second mostly go lock-free, every
+    // fifth fails, and the clock crosses seconds (the window rotates its buckets in place).
+    let clock = ManualClock::at_epoch_millis(1_700_000_000_000);
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_type(breaker_core::SlidingWindowType::TimeBased)
+        .sliding_window_size(10)
+        .minimum_number_of_calls(100)
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .expect("valid config");
+    let cb = CircuitBreaker::new("time-based", config);
+    let run = |cb: &CircuitBreaker| {
+        for _ in 0..10 {
+            sync_calls(cb, CALLS / 10, 5);
+            async_calls(cb, CALLS / 10, 5);
+            clock.advance(Duration::from_millis(700));
+        }
+    };
+    run(&cb);
+    let n = allocations_during(|| run(&cb));
+    assert_eq!(cb.state(), State::Closed);
+    assert_eq!(n, 0, "{n} allocations in {} TIME_BASED calls", 2 * CALLS);
+}
+
+#[test]
 fn open_rejection_allocates_nothing() {
     let cb = CircuitBreaker::new("open", config(10));
     cb.transition_to_open_state().expect("CLOSED -> OPEN");
@@ -193,6 +221,35 @@ fn open_rejection_allocates_nothing() {
     let n = allocations_during(|| reject(&cb));
     assert_eq!(cb.state(), State::Open);
     assert_eq!(n, 0, "{n} allocations in {} OPEN rejections", 3 * CALLS);
+    assert_eq!(cb.metrics().number_of_not_permitted_calls, 6 * CALLS);
+}
+
+#[test]
+fn forced_open_rejection_allocates_nothing() {
+    let cb = CircuitBreaker::new("forced-open", config(10));
+    cb.transition_to_forced_open_state()
+        .expect("CLOSED -> FORCED_OPEN");
+    let reject = |cb: &CircuitBreaker| {
+        for _ in 0..CALLS {
+            let rejected = cb
+                .try_acquire_permission()
+                .expect_err("FORCED_OPEN rejects");
+            assert_eq!(rejected.state(), State::ForcedOpen);
+            let r = poll_once(cb.call(std::future::ready(Ok::<u64, u32>(1))));
+            assert!(matches!(r, Err(CallError::NotPermitted(_))));
+            let r = cb.call_sync(|| Ok::<u64, u32>(1));
+            assert!(matches!(r, Err(CallError::NotPermitted(_))));
+        }
+    };
+    reject(&cb);
+    let n = allocations_during(|| reject(&cb));
+    assert_eq!(cb.state(), State::ForcedOpen);
+    assert_eq!(
+        n,
+        0,
+        "{n} allocations in {} FORCED_OPEN rejections",
+        3 * CALLS
+    );
     assert_eq!(cb.metrics().number_of_not_permitted_calls, 6 * CALLS);
 }
 
@@ -404,6 +461,61 @@ mod modules {
         run(&retry);
         let n = allocations_during(|| run(&retry));
         assert_eq!(n, 0, "{n} allocations in {CALLS} retried calls");
+    }
+
+    #[test]
+    fn retry_that_runs_out_or_meets_an_error_it_does_not_retry_allocates_nothing() {
+        // Three attempts, 0 ms apart, all failing: the last error comes back as it is.
+        let exhausted = Retry::new(
+            "no-alloc-retry-exhausted",
+            RetryConfig::builder()
+                .wait_duration(Duration::ZERO)
+                .build()
+                .expect("valid config"),
+        );
+        // An error the predicate does not retry ends the call after one attempt.
+        let not_retried = Retry::new(
+            "no-alloc-retry-not-retried",
+            RetryConfig::builder()
+                .retry_on_exception(|e: &u32| *e != 7)
+                .build()
+                .expect("valid config"),
+        );
+        let run = |exhausted: &Retry, not_retried: &Retry| {
+            for _ in 0..CALLS {
+                let mut attempts = 0u32;
+                let r = poll_once(exhausted.call(|| {
+                    attempts += 1;
+                    std::future::ready(Err::<u64, u32>(attempts))
+                }));
+                assert_eq!(r.map_err(|e| e.into_inner()), Err(Some(3)));
+                let r = poll_once(not_retried.call(|| std::future::ready(Err::<u64, u32>(7))));
+                assert_eq!(r.map_err(|e| e.into_inner()), Err(Some(7)));
+            }
+        };
+        run(&exhausted, &not_retried);
+        let n = allocations_during(|| run(&exhausted, &not_retried));
+        assert_eq!(n, 0, "{n} allocations in {} failed retry calls", 2 * CALLS);
+        let m = exhausted.metrics();
+        assert_eq!(m.number_of_failed_calls_with_retry_attempt, 2 * CALLS);
+        assert_eq!(m.number_of_total_calls, 3 * 2 * CALLS);
+        let m = not_retried.metrics();
+        assert_eq!(m.number_of_failed_calls_without_retry_attempt, 2 * CALLS);
+    }
+
+    #[test]
+    fn time_limiter_ready_error_allocates_nothing() {
+        let limiter = TimeLimiter::of_defaults("no-alloc-tl-error");
+        let run = |l: &TimeLimiter| {
+            for i in 0..CALLS {
+                let r = poll_once(l.call(std::future::ready(Err::<u64, u64>(i))));
+                assert_eq!(r.map_err(|e| e.into_inner()), Err(Some(i)));
+            }
+        };
+        run(&limiter);
+        let n = allocations_during(|| run(&limiter));
+        assert_eq!(n, 0, "{n} allocations in {CALLS} time-limited errors");
+        assert_eq!(limiter.metrics().number_of_failed_calls, 2 * CALLS);
     }
 
     #[test]

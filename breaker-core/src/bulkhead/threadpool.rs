@@ -125,6 +125,12 @@ impl ThreadPoolBulkhead {
     where
         F: IntoFuture<Output = Result<T, E>>,
     {
+        // A free slot: run at once, as `submit` would, without its queue ticket.
+        if self.inner.semaphore.try_acquire() {
+            self.publish(BulkheadEventType::CallPermitted);
+            let _running = Running { pool: self };
+            return fut.await.map_err(BulkheadError::Inner);
+        }
         let ticket = self.admit()?;
         let fut = fut.into_future();
         let _running = ticket.start().await;

@@ -54,7 +54,13 @@ pub(crate) struct Params {
 /// changed (so a stored count above a lowered limit survives until the next cycle).
 #[inline]
 pub(crate) fn refreshed(s: CycleState, p: &Params, now: i64) -> (i64, i64) {
-    let c = now / p.period;
+    // Most calls fall in the stored cycle: a multiplication tells, no division.
+    let start = s.cycle.saturating_mul(p.period);
+    let c = if now >= start && now - start < p.period {
+        s.cycle
+    } else {
+        now / p.period
+    };
     if c == s.cycle {
         (c, i64::from(s.permissions))
     } else {

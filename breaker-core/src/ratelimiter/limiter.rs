@@ -9,14 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use arc_swap::{ArcSwap, Guard};
+use arc_swap::ArcSwap;
 
 use super::config::{NullableDuration, RateLimiterConfig};
 use super::cycle::{self, Cell, CycleState, Params};
 use super::error::{RateLimiterError, RequestNotPermitted};
 use super::events::{RateLimiterEvent, RateLimiterEventType};
 use super::metrics::RateLimiterMetrics;
-use crate::clock::Clock;
+use super::params_cell::{ParamsCell, Published};
+use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
 use crate::events::SubscriptionId;
 use crate::publisher::EventPublisher;
@@ -63,9 +64,14 @@ struct Inner {
     /// The name as a rejection carries it (inline when short: no reference count).
     reject_name: crate::names::Name,
     clock: Arc<dyn Clock>,
+    /// The process-wide [`SystemClock`], read without dynamic dispatch; `None` for any other
+    /// clock, which is read through `clock`.
+    system: Option<SystemClock>,
     /// The clock's reading at creation (epoch ns): time zero of the cycles.
     start: u64,
     cell: Cell,
+    /// What a permission reads of the config in force (no reference count, no lock).
+    params: ParamsCell,
     current: ArcSwap<Current>,
     waiting: AtomicU32,
     publisher: EventPublisher<RateLimiterEvent>,
@@ -79,7 +85,21 @@ struct Current {
     config: Arc<RateLimiterConfig>,
 }
 
+/// Periods from which the limiter reads the clock's cached reading: its millisecond lag is
+/// at most 1 % of a period, and only ever makes the limiter stricter (a new cycle's permits
+/// show up to a millisecond late; a wait ends up to a millisecond later).
+const COARSE_CLOCK_FROM: Duration = Duration::from_millis(100);
+
 impl Current {
+    fn published(&self) -> Published {
+        Published {
+            params: self.params,
+            exact: self.config.exact_resilience4j,
+            coarse_clock: self.config.limit_refresh_period >= COARSE_CLOCK_FROM,
+            drains: self.config.drain_permissions_on_result.is_some(),
+        }
+    }
+
     fn new(config: Arc<RateLimiterConfig>, version: u32) -> Self {
         Current {
             params: Params {
@@ -103,20 +123,24 @@ impl RateLimiter {
     /// [`new`](Self::new) with a config shared with its registry.
     pub(crate) fn with_shared_config(name: Arc<str>, config: Arc<RateLimiterConfig>) -> Self {
         let clock = config.clock.clone();
+        let system = SystemClock::is_shared(&clock).then(SystemClock::new);
         let start = clock.now_nanos();
         let limit = config.limit_for_period as i32;
+        let current = Current::new(config, 0);
         RateLimiter {
             inner: Arc::new(Inner {
                 reject_name: crate::names::Name::new(&name),
                 name,
                 clock,
+                system,
                 start,
+                params: ParamsCell::new(current.published()),
                 cell: Cell::new(CycleState {
                     cycle: 0,
                     permissions: limit,
                     version: 0,
                 }),
-                current: ArcSwap::from_pointee(Current::new(config, 0)),
+                current: ArcSwap::from_pointee(current),
                 waiting: AtomicU32::new(0),
                 publisher: EventPublisher::default(),
                 changing: Mutex::new(()),
@@ -144,13 +168,17 @@ impl RateLimiter {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Nanoseconds since creation, by the limiter's clock.
+    /// Nanoseconds since creation, by the limiter's clock: its exact reading, or its cached
+    /// one (see [`COARSE_CLOCK_FROM`]).
     #[inline]
-    fn now(&self) -> i64 {
-        self.inner
-            .clock
-            .now_nanos()
-            .saturating_sub(self.inner.start) as i64
+    fn now(&self, coarse: bool) -> i64 {
+        let nanos = match (&self.inner.system, coarse) {
+            (Some(system), true) => system.recent_nanos(),
+            (Some(system), false) => system.now_nanos(),
+            (None, true) => self.inner.clock.recent_nanos(),
+            (None, false) => self.inner.clock.now_nanos(),
+        };
+        nanos.saturating_sub(self.inner.start) as i64
     }
 
     /// One atomic step: `f` computes the next state from the current one at the current
@@ -159,10 +187,10 @@ impl RateLimiter {
     fn update<R>(
         &self,
         mut f: impl FnMut(CycleState, &Params, i64) -> (CycleState, R),
-    ) -> (R, i64, Guard<Arc<Current>>) {
+    ) -> (R, i64, Published) {
         let mut spins = 0u32;
         loop {
-            let current = self.inner.current.load();
+            let current = self.inner.params.load();
             let s = self.inner.cell.load();
             if s.version != current.params.version {
                 // A config change is between its two steps.
@@ -174,7 +202,7 @@ impl RateLimiter {
                 }
                 continue;
             }
-            let now = self.now();
+            let now = self.now(current.coarse_clock);
             let (next, r) = f(s, &current.params, now);
             if next == s || self.inner.cell.compare_exchange(s, next).is_ok() {
                 return (r, now, current);
@@ -192,7 +220,7 @@ impl RateLimiter {
                 cycle::next_state(s, p, now, permits, timeout.unwrap_or(p.timeout));
             (next, (wait, reserved))
         });
-        (wait, reserved, now, current.config.exact_resilience4j)
+        (wait, reserved, now, current.exact)
     }
 
     /// Takes `permits` now if the current cycle has them, never waiting and never reserving
@@ -248,7 +276,7 @@ impl RateLimiter {
     /// later cycles stay. In exact Resilience4j mode it computes as Resilience4j does (see
     /// the module docs).
     pub fn drain_permissions(&self) {
-        let exact = self.inner.current.load().config.exact_resilience4j;
+        let exact = self.inner.params.load().exact;
         let (drained, _, _) = self.update(|s, p, now| {
             if exact {
                 cycle::drain_exact(s, p, now)
@@ -276,7 +304,15 @@ impl RateLimiter {
         self.drain_if_needed(Ok(&()));
     }
 
+    #[inline]
     fn drain_if_needed(&self, outcome: Result<&dyn Any, &dyn Any>) {
+        if self.inner.params.load().drains {
+            self.drain_if_accepted(outcome);
+        }
+    }
+
+    #[cold]
+    fn drain_if_accepted(&self, outcome: Result<&dyn Any, &dyn Any>) {
         let drain = match &self.inner.current.load().config.drain_permissions_on_result {
             Some(predicate) => predicate(outcome),
             None => false,
@@ -396,13 +432,15 @@ impl RateLimiter {
         let next = Current::new(config, version);
         let period = next.params.period;
         let rebase = period != old.params.period;
+        let published = next.published();
         self.inner.current.store(Arc::new(next));
+        self.inner.params.store(published);
         loop {
             let s = self.inner.cell.load();
             let mut n = s;
             n.version = version;
             if rebase {
-                n.cycle = self.now() / period;
+                n.cycle = self.now(published.coarse_clock) / period;
             }
             if self.inner.cell.compare_exchange(s, n).is_ok() {
                 break;
@@ -414,13 +452,14 @@ impl RateLimiter {
     /// `getDetailedMetrics()`: `calculateNextState(1, -1)` on the current state).
     pub fn metrics(&self) -> RateLimiterMetrics {
         loop {
-            let current = self.inner.current.load();
+            let current = self.inner.params.load();
             let s = self.inner.cell.load();
             if s.version != current.params.version {
                 std::thread::yield_now();
                 continue;
             }
-            let (next, wait, _) = cycle::next_state(s, &current.params, self.now(), 1, -1);
+            let (next, wait, _) =
+                cycle::next_state(s, &current.params, self.now(current.coarse_clock), 1, -1);
             return RateLimiterMetrics {
                 available_permissions: next.permissions,
                 number_of_waiting_threads: self.inner.waiting.load(Ordering::Relaxed),
@@ -517,7 +556,7 @@ impl Future for AcquirePermission<'_> {
                     wait
                 } else if exact {
                     // Resilience4j parks for the whole timeout before refusing.
-                    limiter.inner.current.load().params.timeout
+                    limiter.inner.params.load().params.timeout
                 } else {
                     0
                 };

@@ -52,6 +52,7 @@ mod error;
 mod events;
 mod limiter;
 mod metrics;
+mod params_cell;
 mod registry;
 
 pub use crate::instance_registry::RegistryEntryEvent;

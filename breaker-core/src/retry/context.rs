@@ -139,10 +139,11 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
     /// An attempt returned a value (default mode).
     fn on_result<T>(&mut self, value: T, cause: fn(&T) -> &dyn Any) -> Next<T, E> {
         let counters = &self.shared.counters;
-        Counters::bump(&counters.total);
         if !self.config.is_retry_result(cause(&value)) {
+            self.count_attempt();
             return Next::Done(self.complete(value));
         }
+        Counters::bump(&counters.total);
         self.attempts += 1;
         let attempts = self.attempts;
         if attempts >= self.config.max_attempts {
@@ -196,7 +197,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
     /// Resilience4j's `onComplete` (exact mode): counts the attempt again, and throws the
     /// `MaxRetriesExceededException` into the loop.
     fn complete_exact<T>(&mut self, value: T) -> Result<Next<T, E>, RetryError<E>> {
-        Counters::bump(&self.shared.counters.total);
+        self.count_attempt();
         if self.attempts >= self.config.max_attempts {
             match self.exhausted(value) {
                 Err(e) => Err(e),
@@ -204,6 +205,15 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
             }
         } else {
             Ok(Next::Done(self.complete(value)))
+        }
+    }
+
+    /// Counts the attempt that ends the call with a value, unless it is the call's only
+    /// attempt: [`complete`](Self::complete) then counts it with the success without retry
+    /// (see `Counters::total`).
+    fn count_attempt(&self) {
+        if self.attempts > 0 {
+            Counters::bump(&self.shared.counters.total);
         }
     }
 

@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use super::config::RetryConfig;
 use super::context::{Context, Next};
 use super::error::RetryError;
 use super::events::RetryEvent;
+use super::first_attempt::FirstAttempt;
 use super::metrics::{Counters, RetryMetrics};
 use crate::events::SubscriptionId;
 use crate::instance_registry::RegistryInstance;
@@ -28,6 +30,17 @@ pub(crate) struct RetryShared {
 struct Inner {
     shared: RetryShared,
     config: ArcSwap<RetryConfig>,
+    /// The config in force has no `retryOnResult`: a first attempt that returns `Ok` ends
+    /// the call, and the call needs no config at all.
+    plain_results: AtomicBool,
+}
+
+impl Inner {
+    fn set_config(&self, config: Arc<RetryConfig>) {
+        let plain = config.retry_on_result.is_none();
+        self.config.store(config);
+        self.plain_results.store(plain, Ordering::Release);
+    }
 }
 
 /// One named retry (Resilience4j's `Retry`). Cheap to clone; clones share the config,
@@ -79,6 +92,7 @@ impl Retry {
                     counters: Counters::default(),
                     events: EventPublisher::default(),
                 },
+                plain_results: AtomicBool::new(config.retry_on_result.is_none()),
                 config: ArcSwap::new(config),
             }),
         }
@@ -94,10 +108,11 @@ impl Retry {
         self.inner.config.load_full()
     }
 
-    /// Replaces the config: calls that start afterwards use it; calls already running keep
-    /// the config they started with. The counters and subscribers stay.
+    /// Replaces the config: calls whose first attempt ends afterwards use it; calls past
+    /// their first attempt keep the config they read then. The counters and subscribers
+    /// stay.
     pub fn replace_config(&self, config: RetryConfig) {
-        self.inner.config.store(Arc::new(config));
+        self.inner.set_config(Arc::new(config));
     }
 
     /// The counters (`getMetrics()`).
@@ -134,7 +149,9 @@ impl Retry {
     /// `attempt` makes a new future for every attempt. An `Err` is retried when the config's
     /// exception settings say so (every error by default); an `Ok` value is retried when
     /// `retryOnResult` accepts it. Events and counters follow Resilience4j's (module docs).
-    /// The config is read once, when the call starts.
+    /// The config is read once, when the first attempt ends (Resilience4j's decisions all
+    /// come after it); with no `retryOnResult`, a first attempt that returns `Ok` ends the
+    /// call without reading it: one counter increment is all it costs.
     ///
     /// Dropping the returned future stops at once: no further attempt is made, a pending
     /// wait is cancelled. A panic inside an attempt propagates with no event and no count,
@@ -144,15 +161,52 @@ impl Retry {
     /// [`RetryError::Inner`] with the last attempt's error; [`RetryError::MaxRetriesExceeded`]
     /// when the results ran out with `failAfterMaxAttempts`; [`RetryError::WaitInterval`]
     /// only in exact-Resilience4j mode.
-    pub async fn call<F, Fut, T, E>(&self, attempt: F) -> Result<T, RetryError<E>>
+    pub fn call<F, Fut, T, E>(
+        &self,
+        attempt: F,
+    ) -> impl Future<Output = Result<T, RetryError<E>>> + use<'_, F, Fut, T, E>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, E>>,
         T: Any,
         E: Any + fmt::Display,
     {
-        self.call_classified(|v: &T| v as &dyn Any, |e: &E| e as &dyn Any, attempt)
-            .await
+        FirstAttempt::new(
+            attempt,
+            move |outcome: Result<T, E>| {
+                if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
+                    // Success without retry: one attempt, no event (see `Counters`).
+                    Counters::bump(&self.inner.shared.counters.successful_without_retry);
+                    Ok(outcome.map_err(RetryError::Inner))
+                } else {
+                    Err(outcome)
+                }
+            },
+            move |attempt, outcome| self.after_first(attempt, outcome),
+        )
+    }
+
+    /// The rest of [`call`](Self::call) once the first attempt needs a decision: kept out
+    /// of the first attempt's code so that a success there stays a few instructions.
+    #[inline(never)]
+    async fn after_first<F, Fut, T, E>(
+        &self,
+        attempt: F,
+        outcome: Result<T, E>,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        T: Any,
+        E: Any + fmt::Display,
+    {
+        self.run_from(
+            |v: &T| v as &dyn Any,
+            |e: &E| e as &dyn Any,
+            attempt,
+            outcome,
+        )
+        .await
     }
 
     /// [`call`](Self::call) where the result predicate, the exception settings
@@ -176,15 +230,33 @@ impl Retry {
         Fut: Future<Output = Result<T, E>>,
         E: Any + fmt::Display,
     {
+        let outcome = attempt().await;
+        self.run_from(value, cause, attempt, outcome).await
+    }
+
+    /// The attempt loop from the first attempt's `outcome` on: the config is read once,
+    /// when the first attempt ends.
+    async fn run_from<F, Fut, T, E>(
+        &self,
+        value: fn(&T) -> &dyn Any,
+        cause: fn(&E) -> &dyn Any,
+        mut attempt: F,
+        mut outcome: Result<T, E>,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: Any + fmt::Display,
+    {
         let config = self.inner.config.load_full();
         let mut context = Context::new(&self.inner.shared, &config, cause);
         loop {
-            let outcome = attempt().await;
             match context.after(outcome, value) {
                 Next::Done(result) => return result,
                 Next::Wait(0) => {}
                 Next::Wait(ms) => config.clock.sleep(Duration::from_millis(ms)).await,
             }
+            outcome = attempt().await;
         }
     }
 }
@@ -215,7 +287,7 @@ impl RegistryInstance for Retry {
         Retry::config(self)
     }
     fn replace_config(&self, config: Arc<RetryConfig>) {
-        self.inner.config.store(config);
+        self.inner.set_config(config);
     }
     fn event_publisher(&self) -> &EventPublisher<RetryEvent> {
         Retry::event_publisher(self)

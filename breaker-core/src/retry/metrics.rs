@@ -30,10 +30,13 @@ pub struct RetryMetrics {
 
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
+    /// Also the attempts of those calls: a call that succeeds at once costs one increment.
     pub(crate) successful_without_retry: AtomicU64,
     pub(crate) failed_without_retry: AtomicU64,
     pub(crate) successful_with_retry: AtomicU64,
     pub(crate) failed_with_retry: AtomicU64,
+    /// Attempts, except the single attempt of each call counted in
+    /// `successful_without_retry`.
     pub(crate) total: AtomicU64,
 }
 
@@ -45,12 +48,13 @@ impl Counters {
 
     pub(crate) fn snapshot(&self) -> RetryMetrics {
         let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let successful_without_retry = r(&self.successful_without_retry);
         RetryMetrics {
-            number_of_successful_calls_without_retry_attempt: r(&self.successful_without_retry),
+            number_of_successful_calls_without_retry_attempt: successful_without_retry,
             number_of_failed_calls_without_retry_attempt: r(&self.failed_without_retry),
             number_of_successful_calls_with_retry_attempt: r(&self.successful_with_retry),
             number_of_failed_calls_with_retry_attempt: r(&self.failed_with_retry),
-            number_of_total_calls: r(&self.total),
+            number_of_total_calls: r(&self.total) + successful_without_retry,
         }
     }
 }

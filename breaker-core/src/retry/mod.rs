@@ -85,6 +85,7 @@ mod config;
 mod context;
 mod error;
 mod events;
+mod first_attempt;
 mod instance;
 mod metrics;
 mod registry;

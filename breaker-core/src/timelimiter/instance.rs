@@ -123,8 +123,10 @@ impl TimeLimiter {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Awaits `fut` for at most `timeoutDuration`, counted from the first poll of the
-    /// returned future, on the config's clock.
+    /// Awaits `fut` for at most `timeoutDuration`, on the config's clock, counted from the
+    /// end of `fut`'s first poll (as Resilience4j counts from the moment the supplier has
+    /// returned its future). The config is read then too: a future that is ready at its
+    /// first poll reads neither the config nor the clock.
     ///
     /// `Ok` in time publishes `SUCCESS`; an error in time publishes `ERROR` (or `TIMEOUT`
     /// when the error is itself a [`Timeout`], as an inner `TimeoutException` does in
@@ -141,13 +143,33 @@ impl TimeLimiter {
         F: IntoFuture<Output = Result<T, E>>,
         E: Any + fmt::Display,
     {
-        let config = self.inner.config.load_full();
         let mut fut = pin!(fut.into_future());
-        match self.race(&config, &mut fut).await {
+        // Ready at once: no timer, no config.
+        let first = poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await;
+        if let Poll::Ready(outcome) = first {
+            return self.finish_ready(outcome);
+        }
+        let config = self.inner.config.load_full();
+        match self.race(&config, &mut fut, true).await {
             Some(outcome) => self.finish(&config, outcome),
             None => Err(self.timed_out(&config)),
         }
         // `fut` is dropped here: a timed-out call is cancelled.
+    }
+
+    /// [`finish`](Self::finish) for a future that was ready at its first poll: the config
+    /// is read only if an event has to be built.
+    #[inline]
+    fn finish_ready<T, E: Any + fmt::Display>(
+        &self,
+        outcome: Result<T, E>,
+    ) -> Result<T, TimeLimiterError<E>> {
+        if outcome.is_ok() && !self.inner.events.any() {
+            self.inner.counters.count(TimeLimiterEventType::Success);
+            return outcome.map_err(TimeLimiterError::Inner);
+        }
+        let config = self.inner.config.load_full();
+        self.finish(&config, outcome)
     }
 
     /// Like [`call`](Self::call), but honours `cancelRunningFuture: false`: when the time
@@ -167,7 +189,7 @@ impl TimeLimiter {
     {
         let config = self.inner.config.load_full();
         let mut fut = Box::pin(fut);
-        match self.race(&config, &mut fut).await {
+        match self.race(&config, &mut fut, false).await {
             Some(outcome) => self.finish(&config, outcome),
             None => {
                 let error = self.timed_out(&config);
@@ -182,11 +204,13 @@ impl TimeLimiter {
     }
 
     /// Polls `fut` until it finishes (`Some`) or the timeout passes (`None`); the timer is
-    /// armed only once `fut` has returned `Pending`.
+    /// armed only once `fut` has returned `Pending`. `pending`: `fut` has just returned
+    /// `Pending` (its first poll), so the race starts with the timer.
     async fn race<P: Future + Unpin>(
         &self,
         config: &TimeLimiterConfig,
         fut: &mut P,
+        mut pending: bool,
     ) -> Option<P::Output> {
         let deadline = config
             .clock
@@ -194,8 +218,10 @@ impl TimeLimiter {
             .saturating_add(config.timeout_duration.as_nanos().min(u64::MAX as u128) as u64);
         let mut timer: Option<Sleep> = None;
         poll_fn(|cx| {
-            if let Poll::Ready(outcome) = Pin::new(&mut *fut).poll(cx) {
-                return Poll::Ready(Some(outcome));
+            if !std::mem::take(&mut pending) {
+                if let Poll::Ready(outcome) = Pin::new(&mut *fut).poll(cx) {
+                    return Poll::Ready(Some(outcome));
+                }
             }
             let timer = timer.get_or_insert_with(|| config.clock.sleep_until(deadline));
             Pin::new(timer).poll(cx).map(|()| None)
