@@ -254,9 +254,7 @@ impl CircuitBreaker {
             if old != word {
                 moved = Some((State::from_u8((old & 7) as u8), m.state()));
             }
-            if old != word
-                || self.inner.reject_before.load(Ordering::Relaxed) != reject_before
-            {
+            if old != word || self.inner.reject_before.load(Ordering::Relaxed) != reject_before {
                 self.inner
                     .reject_before
                     .store(reject_before, Ordering::Relaxed);
@@ -461,7 +459,6 @@ impl CircuitBreaker {
             }
         }
     }
-
 
     /// Records the outcome of the call admitted as `admitted` (state and generation, see
     /// [`Permit`]) that took `elapsed_nanos` and ended at `end_nanos` (by the breaker's
