@@ -163,7 +163,6 @@ fn expand(
         ),
     };
 
-    let inner_attrs = &protected.inner_attrs;
     let body = quote! {
         #items
         #instance
@@ -173,28 +172,7 @@ fn expand(
         #finish
     };
 
-    let func = &protected.func;
-    let attrs = &func.attrs;
-    let vis = &func.vis;
-    let sig = &func.sig;
-    let body = match &protected.body {
-        Body::Native => body,
-        Body::AsyncTrait(_) => quote!(::std::boxed::Box::pin(async move { #body })),
-    };
-    // The new body keeps the original braces' span, so rustc's suggestions about the body
-    // (e.g. `async_fn_in_trait`'s desugaring) quote the user's code, not the attribute.
-    let mut block = proc_macro2::Group::new(
-        proc_macro2::Delimiter::Brace,
-        quote! {
-            #(#inner_attrs)*
-            #body
-        },
-    );
-    block.set_span(func.block.brace_token.span.join());
-    Ok(quote! {
-        #(#attrs)*
-        #vis #sig #block
-    })
+    Ok(protected.with_body(body))
 }
 
 /// A never-taken `return` of the declared type, so `?` and `return` inside the body are typed

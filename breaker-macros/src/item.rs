@@ -64,6 +64,37 @@ pub struct Protected {
     pub parts: ResultParts,
 }
 
+impl Protected {
+    /// The fn again, its signature and outer attributes as written, with `body` (the
+    /// protected call) as its block: boxed for a method `#[async_trait]` expanded, the
+    /// inner attributes at the top. The new block keeps the original braces' span, so
+    /// rustc's suggestions about the body (e.g. `async_fn_in_trait`'s desugaring) quote the
+    /// user's code, not the attribute.
+    pub fn with_body(&self, body: TokenStream) -> TokenStream {
+        let func = &self.func;
+        let attrs = &func.attrs;
+        let vis = &func.vis;
+        let sig = &func.sig;
+        let inner_attrs = &self.inner_attrs;
+        let body = match &self.body {
+            Body::Native => body,
+            Body::AsyncTrait(_) => quote::quote!(::std::boxed::Box::pin(async move { #body })),
+        };
+        let mut block = proc_macro2::Group::new(
+            proc_macro2::Delimiter::Brace,
+            quote::quote! {
+                #(#inner_attrs)*
+                #body
+            },
+        );
+        block.set_span(func.block.brace_token.span.join());
+        quote::quote! {
+            #(#attrs)*
+            #vis #sig #block
+        }
+    }
+}
+
 /// What the return type shows of `T` and `E`.
 pub struct ResultParts {
     /// `T`, when visible (`Result<T, E>`, `io::Result<T>`).

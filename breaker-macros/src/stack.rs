@@ -438,7 +438,6 @@ fn expand(
         Ident::new("__stack_value", Span::mixed_site()),
         Ident::new("__stack_inner", Span::mixed_site()),
     );
-    let inner_attrs = &protected.inner_attrs;
     let body = quote! {
         #uses
         #copy_trait
@@ -461,26 +460,7 @@ fn expand(
         };
         #result
     };
-    let func = &protected.func;
-    let attrs = &func.attrs;
-    let vis = &func.vis;
-    let sig = &func.sig;
-    let body = match &protected.body {
-        Body::Native => body,
-        Body::AsyncTrait(_) => quote!(::std::boxed::Box::pin(async move { #body })),
-    };
-    let mut block = proc_macro2::Group::new(
-        proc_macro2::Delimiter::Brace,
-        quote! {
-            #(#inner_attrs)*
-            #body
-        },
-    );
-    block.set_span(func.block.brace_token.span.join());
-    Ok(quote! {
-        #(#attrs)*
-        #vis #sig #block
-    })
+    Ok(protected.with_body(body))
 }
 
 /// Statements binding `handle` to a reference to the instance of a module beside the breaker:
