@@ -346,20 +346,40 @@ impl CircuitBreaker {
 
     /// Everything but a lock-free rejection: HALF_OPEN's trial permissions (lean when
     /// nobody is subscribed), OPEN once its wait has passed, and every case with subscribers.
+    ///
+    /// First a trial permission of the HALF_OPEN state the lock-free path was opened on, in
+    /// a small call of its own: inline in `try_acquire_permission`, it made the CLOSED path's
+    /// caller keep its permit on the stack instead of in registers; inside the locked path,
+    /// its compare-and-swap waited for that path's register saves.
     #[inline(never)]
     fn try_acquire_slow(&self) -> Result<Permit<'_>, CallNotPermitted> {
+        let now = self.now_nanos();
+        match self.inner.fast.try_acquire_trial(now) {
+            Some(generation) => self.granted(now, pack(State::HalfOpen, generation)),
+            None => self.try_acquire_with_lock(),
+        }
+    }
+
+    /// [`try_acquire_slow`](Self::try_acquire_slow) with the lock.
+    #[inline(never)]
+    fn try_acquire_with_lock(&self) -> Result<Permit<'_>, CallNotPermitted> {
         let mut m = self.lock();
         if !self.inner.subscribers.any() {
             // HALF_OPEN, nobody to tell, no timer due: take or refuse a trial permission
             // and unlock (see `Machine::try_acquire_quiet`).
+            // Takes over the trial permissions the lock-free path holds, and hands them
+            // back to it after.
+            m.seal_fast();
             let now = self.now_nanos();
             match m.try_acquire_quiet(now) {
                 Some(Ok(generation)) => {
+                    m.publish_fast(true);
                     let admitted = pack(m.state(), generation);
                     drop(m);
                     return self.granted(now, admitted);
                 }
                 Some(Err(refusal)) => {
+                    m.publish_fast(true);
                     drop(m);
                     return Err(CallNotPermitted {
                         name: self.inner.reject_name.clone(),
@@ -480,9 +500,12 @@ impl CircuitBreaker {
         let recorded = if outcome == Outcome::Ignored {
             Recorded::No
         } else {
-            self.inner
-                .fast
-                .try_record(outcome == Outcome::Failure, elapsed_nanos, end_nanos)
+            self.inner.fast.try_record(
+                outcome == Outcome::Failure,
+                elapsed_nanos,
+                end_nanos,
+                admitted >> 3,
+            )
         };
         match recorded {
             Recorded::Yes => {}

@@ -1,5 +1,6 @@
-//! The CLOSED state's lock-free path: most outcomes recorded with one compare-and-swap and
-//! no lock, in a COUNT_BASED or a TIME_BASED window.
+//! The lock-free path: most outcomes of the CLOSED state recorded with one compare-and-swap
+//! and no lock, in a COUNT_BASED or a TIME_BASED window, and HALF_OPEN's trial permissions
+//! taken and its successes recorded the same way.
 //!
 //! **COUNT_BASED.** With a full count window, the thresholds checked after the last outcome
 //! and nobody subscribed, an outcome whose code (failed, slow) equals the code of the
@@ -13,13 +14,24 @@
 //! with it stay below the minimum number of calls or below both rate thresholds (the same
 //! `f32` arithmetic as the machine's); anything else takes the lock.
 //!
+//! **HALF_OPEN.** The word holds the trial permissions left; taking one is one
+//! compare-and-swap that decrements them. A trial call of the published HALF_OPEN state (its
+//! generation) that succeeds, is not slow, and leaves the trial window below its minimum
+//! number of calls (so no verdict is due) adds one to the word's success count. Everything
+//! else takes the lock: a failure or a slow call, the outcome that brings the verdict, a
+//! call admitted by another state, no permission left (the refusal is counted there), the
+//! `maxWaitDurationInHalfOpenState` deadline reached, and every operation on a HALF_OPEN
+//! state of more than [`MAX_TRIALS`] permitted calls.
+//!
 //! The word:
 //!
 //! ```text
-//!  COUNT:  63                   23 22             2   1   0
-//!         [ version (41 bit)      | head (21 bit)  | 0 | F ]
-//!  TIME:   63 62 61        47 46        32 31        17 16         2   1   0
-//!         [ 0  0 | slow&failed | slow       | failed     | calls      | 1 | F ]
+//!  COUNT:  63                   24 23             3   2   1   0
+//!         [ version (40 bit)      | head (21 bit)  | 0 | 0 | F ]
+//!  TIME:   63 62        48 47        33 32        18 17         3   2   1   0
+//!         [ 0 | slow&failed | slow       | failed     | calls      | 0 | 1 | F ]
+//!  HALF:   63                   27 26          15 14           3   2   1   0
+//!         [ version (37 bit)      | successes    | permits      | 1 | 0 | F ]
 //! ```
 //!
 //! - `F` (FAST): the path is open. Only the holder of the breaker's lock sets it
@@ -28,9 +40,11 @@
 //!   clears it ([`seal`](FastWindow::seal)) before anything that could change the window,
 //!   the state or the config, and takes over what the lock-free updates did (the head; the
 //!   counts, added to the newest bucket).
-//! - COUNT `version`: bumped by every publish, so a lock-free update that read the word
-//!   before a seal cannot succeed after the matching publish even if the head came back to
-//!   the same slot (that would take 2^41 publishes between one thread's load and its CAS).
+//! - COUNT and HALF `version`: the low bits of `seq`, which every publish bumps, so a
+//!   lock-free update that read the word before a seal cannot succeed after a later publish
+//!   even if the head came back to the same slot, or the permissions and successes to the
+//!   same counts in a later HALF_OPEN state (that would take 2^40, or 2^37, publishes
+//!   between one thread's load and its CAS, each a locked operation).
 //! - TIME: the counts restart from 0 at every publish, so a word can repeat; a publish also
 //!   bumps `seq`, which a lock-free update reads before its check and again after its CAS:
 //!   if it moved, the update may have been checked against older totals and the breaker
@@ -56,17 +70,31 @@ use crate::sync::{AtomicU64, Ordering};
 use crate::window::{code, new_ring, Ring, Totals};
 
 const FAST: u64 = 1;
-/// The word holds TIME_BASED counts (else a COUNT_BASED head).
+/// The word holds TIME_BASED counts.
 const TIME: u64 = 2;
+/// The word holds HALF_OPEN's trial permissions and successes.
+const HALF: u64 = 4;
+/// The mode bits: neither is a COUNT_BASED head.
+const MODE: u64 = TIME | HALF;
 
-const HEAD_SHIFT: u32 = 2;
+const HEAD_SHIFT: u32 = 3;
 const HEAD_BITS: u32 = 21;
 const HEAD_MASK: u64 = (1 << HEAD_BITS) - 1;
 const VERSION_SHIFT: u32 = HEAD_SHIFT + HEAD_BITS;
 
-const COUNT_SHIFT: u32 = 2;
+const COUNT_SHIFT: u32 = 3;
 const COUNT_BITS: u32 = 15;
 const COUNT_MAX: u64 = (1 << COUNT_BITS) - 1;
+
+const PERMITS_SHIFT: u32 = 3;
+const TRIAL_BITS: u32 = 12;
+const TRIAL_MASK: u64 = (1 << TRIAL_BITS) - 1;
+const SUCCESSES_SHIFT: u32 = PERMITS_SHIFT + TRIAL_BITS;
+const HALF_VERSION_SHIFT: u32 = SUCCESSES_SHIFT + TRIAL_BITS;
+
+/// The largest `permittedNumberOfCallsInHalfOpenState` (and trial minimum) the lock-free
+/// HALF_OPEN path serves; a larger HALF_OPEN state takes the lock for every call.
+pub(crate) const MAX_TRIALS: u32 = TRIAL_MASK as u32;
 
 /// The largest count window the lock-free path serves (its head must fit in 21 bits);
 /// larger windows always record under the lock.
@@ -89,6 +117,12 @@ fn with_head(w: u64, head: usize) -> u64 {
 #[inline]
 fn count_of(w: u64, i: u32) -> u32 {
     ((w >> (COUNT_SHIFT + i * COUNT_BITS)) & COUNT_MAX) as u32
+}
+
+/// Whether `a` and `b` are words of the same HALF_OPEN publish, with the path open.
+#[inline]
+fn same_half_publish(a: u64, b: u64) -> bool {
+    b & (FAST | MODE) == FAST | HALF && a >> HALF_VERSION_SHIFT == b >> HALF_VERSION_SHIFT
 }
 
 #[inline]
@@ -142,6 +176,9 @@ pub(crate) enum Sealed {
     Head(usize),
     /// TIME_BASED: outcomes to add to the newest bucket.
     Counts(Totals),
+    /// HALF_OPEN: the trial permissions left, and the successes (neither failed nor slow)
+    /// to add to the trial window.
+    Trials { permits: u32, successes: u32 },
 }
 
 /// The lock-free path's shared state (see the module docs). One per breaker, shared by the
@@ -158,19 +195,23 @@ pub(crate) struct FastWindow {
 #[repr(C, align(64))]
 struct Hot {
     word: AtomicU64,
-    /// TIME: bumped by every publish.
+    /// Bumped by every publish (the COUNT and HALF versions are its low bits).
     seq: AtomicU64,
     /// `slowCallDurationThreshold` in ns.
     slow_threshold: AtomicU64,
     /// COUNT: the window's size (calls) in the low 32 bits, its ring's size class above.
     /// TIME: the newest bucket's epoch second.
+    /// HALF: the HALF_OPEN state's generation.
     shape: AtomicU64,
     /// TIME: the window's calls (low 32 bits) and failed calls (high 32 bits).
+    /// HALF: the trial window's calls (low 32 bits) and its minimum number of calls (high).
     calls_failed: AtomicU64,
     /// TIME: the window's slow calls (low 32 bits), the minimum number of calls (high).
     slow_minimum: AtomicU64,
     /// TIME: the failure-rate threshold's `f32` bits (low), the slow-call one's (high).
     thresholds: AtomicU64,
+    /// HALF: the `maxWaitDurationInHalfOpenState` deadline (epoch ns; `u64::MAX` for none).
+    deadline: AtomicU64,
 }
 
 impl Default for FastWindow {
@@ -184,6 +225,7 @@ impl Default for FastWindow {
                 calls_failed: AtomicU64::new(0),
                 slow_minimum: AtomicU64::new(0),
                 thresholds: AtomicU64::new(0),
+                deadline: AtomicU64::new(0),
             },
             rings: Default::default(),
         }
@@ -191,20 +233,91 @@ impl Default for FastWindow {
 }
 
 impl FastWindow {
-    /// Records an outcome that took `elapsed_nanos` and ended at `end_nanos` (epoch ns)
-    /// without the lock, if the path is open and allows it (see the module docs).
+    /// Records an outcome that took `elapsed_nanos` and ended at `end_nanos` (epoch ns), of
+    /// a call admitted by the state of `generation`, without the lock, if the path is open
+    /// and allows it (see the module docs).
     #[inline(always)]
-    pub(crate) fn try_record(&self, failed: bool, elapsed_nanos: u64, end_nanos: u64) -> Recorded {
+    pub(crate) fn try_record(
+        &self,
+        failed: bool,
+        elapsed_nanos: u64,
+        end_nanos: u64,
+        generation: u64,
+    ) -> Recorded {
         let h = &self.hot;
         let w = h.word.load(Ordering::Acquire);
         if w & FAST == 0 {
             return Recorded::No;
         }
         let slow = elapsed_nanos > h.slow_threshold.load(Ordering::Relaxed);
-        if w & TIME == 0 {
-            self.try_record_count(w, code(failed, slow))
-        } else {
-            self.try_record_time(w, failed, slow, end_nanos)
+        match w & MODE {
+            0 => self.try_record_count(w, code(failed, slow)),
+            TIME => self.try_record_time(w, failed, slow, end_nanos),
+            _ if failed || slow => Recorded::No,
+            _ => self.try_record_trial_success(w, end_nanos, generation),
+        }
+    }
+
+    /// HALF_OPEN: a success of a trial call of the published state, if no verdict is due.
+    #[inline(always)]
+    fn try_record_trial_success(&self, mut w: u64, end_nanos: u64, generation: u64) -> Recorded {
+        let h = &self.hot;
+        // Read after the word: what its publish released (the CAS below fails otherwise).
+        if h.shape.load(Ordering::Relaxed) != generation
+            || end_nanos >= h.deadline.load(Ordering::Relaxed)
+        {
+            return Recorded::No;
+        }
+        let calls_minimum = h.calls_failed.load(Ordering::Relaxed);
+        let (calls, minimum) = (calls_minimum as u32 as u64, calls_minimum >> 32);
+        loop {
+            let successes = (w >> SUCCESSES_SHIFT) & TRIAL_MASK;
+            if calls + successes + 1 >= minimum {
+                // The verdict is due (and `successes` stays below `minimum <= MAX_TRIALS`).
+                return Recorded::No;
+            }
+            match h.word.compare_exchange_weak(
+                w,
+                w + (1 << SUCCESSES_SHIFT),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Recorded::Yes,
+                Err(current) if same_half_publish(w, current) => w = current,
+                Err(_) => return Recorded::No,
+            }
+        }
+    }
+
+    /// HALF_OPEN: takes one trial permission of the published HALF_OPEN state at `now`
+    /// (epoch ns) without the lock, returning that state's generation; `None` when the path
+    /// is not open on HALF_OPEN, no permission is left or its deadline is reached (the
+    /// caller takes the lock).
+    #[inline(always)]
+    pub(crate) fn try_acquire_trial(&self, now: u64) -> Option<u64> {
+        let h = &self.hot;
+        let mut w = h.word.load(Ordering::Acquire);
+        if w & (FAST | MODE) != FAST | HALF {
+            return None;
+        }
+        let generation = h.shape.load(Ordering::Relaxed);
+        if now >= h.deadline.load(Ordering::Relaxed) {
+            return None;
+        }
+        loop {
+            if (w >> PERMITS_SHIFT) & TRIAL_MASK == 0 {
+                return None;
+            }
+            match h.word.compare_exchange_weak(
+                w,
+                w - (1 << PERMITS_SHIFT),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(generation),
+                Err(current) if same_half_publish(w, current) => w = current,
+                Err(_) => return None,
+            }
         }
     }
 
@@ -237,7 +350,7 @@ impl FastWindow {
                 Ordering::Acquire,
             ) {
                 Ok(_) => return Recorded::Yes,
-                Err(current) if current & (FAST | TIME) == FAST => w = current,
+                Err(current) if current & (FAST | MODE) == FAST => w = current,
                 Err(_) => return Recorded::No,
             }
         }
@@ -274,7 +387,7 @@ impl FastWindow {
                 .compare_exchange_weak(w, w + one, Ordering::AcqRel, Ordering::Acquire)
             {
                 Ok(_) => break,
-                Err(current) if current & (FAST | TIME) == FAST | TIME => w = current,
+                Err(current) if current & (FAST | MODE) == FAST | TIME => w = current,
                 Err(_) => return Recorded::No,
             }
         }
@@ -311,11 +424,23 @@ impl FastWindow {
             return None;
         }
         let w = h.word.fetch_and(!FAST, Ordering::AcqRel);
-        Some(if w & TIME == 0 {
-            Sealed::Head(head_of(w))
-        } else {
-            Sealed::Counts(counts_of(w))
+        Some(match w & MODE {
+            0 => Sealed::Head(head_of(w)),
+            TIME => Sealed::Counts(counts_of(w)),
+            _ => Sealed::Trials {
+                permits: ((w >> PERMITS_SHIFT) & TRIAL_MASK) as u32,
+                successes: ((w >> SUCCESSES_SHIFT) & TRIAL_MASK) as u32,
+            },
         })
+    }
+
+    /// Bumps `seq` for a publish and returns its new value (only the lock holder writes it).
+    #[inline]
+    fn next_seq(&self) -> u64 {
+        let h = &self.hot;
+        let seq = h.seq.load(Ordering::Relaxed).wrapping_add(1);
+        h.seq.store(seq, Ordering::Relaxed);
+        seq
     }
 
     /// Opens the path for a full count window of `size` calls on its class's ring, whose
@@ -326,9 +451,11 @@ impl FastWindow {
     pub(crate) fn publish_count(&self, head: usize, size: usize, slow_threshold_nanos: u64) {
         debug_assert!(head < size && size <= MAX_SIZE);
         let h = &self.hot;
-        let w = h.word.load(Ordering::Relaxed);
-        debug_assert!(w & FAST == 0, "publish without seal");
-        let version = (w >> VERSION_SHIFT).wrapping_add(1);
+        debug_assert!(
+            h.word.load(Ordering::Relaxed) & FAST == 0,
+            "publish without seal"
+        );
+        let version = self.next_seq();
         h.shape
             .store(size as u64 | (class(size) as u64) << 32, Ordering::Relaxed);
         h.slow_threshold
@@ -358,11 +485,7 @@ impl FastWindow {
             h.word.load(Ordering::Relaxed) & FAST == 0,
             "publish without seal"
         );
-        // Only the lock holder writes it.
-        h.seq.store(
-            h.seq.load(Ordering::Relaxed).wrapping_add(1),
-            Ordering::Relaxed,
-        );
+        self.next_seq();
         h.shape.store(second, Ordering::Relaxed);
         h.calls_failed.store(
             u64::from(totals.calls) | u64::from(totals.failed) << 32,
@@ -379,6 +502,43 @@ impl FastWindow {
         h.slow_threshold
             .store(slow_threshold_nanos, Ordering::Relaxed);
         h.word.store(TIME | FAST, Ordering::Release);
+    }
+
+    /// Opens the path on the HALF_OPEN state of `generation`, with `permits` trial
+    /// permissions left, a trial window holding `calls` outcomes, a verdict due at `minimum`
+    /// calls (`calls < minimum <= MAX_TRIALS`, `permits <= MAX_TRIALS`), the
+    /// `maxWaitDurationInHalfOpenState` deadline `deadline` (epoch ns, `u64::MAX` for none),
+    /// and calls slower than `slow_threshold_nanos` counted slow. Call as
+    /// [`publish_count`](Self::publish_count).
+    #[inline]
+    pub(crate) fn publish_half(
+        &self,
+        generation: u64,
+        permits: u32,
+        calls: u32,
+        minimum: u32,
+        deadline: u64,
+        slow_threshold_nanos: u64,
+    ) {
+        debug_assert!(permits <= MAX_TRIALS && calls < minimum && minimum <= MAX_TRIALS);
+        let h = &self.hot;
+        debug_assert!(
+            h.word.load(Ordering::Relaxed) & FAST == 0,
+            "publish without seal"
+        );
+        let version = self.next_seq();
+        h.shape.store(generation, Ordering::Relaxed);
+        h.calls_failed.store(
+            u64::from(calls) | u64::from(minimum) << 32,
+            Ordering::Relaxed,
+        );
+        h.deadline.store(deadline, Ordering::Relaxed);
+        h.slow_threshold
+            .store(slow_threshold_nanos, Ordering::Relaxed);
+        h.word.store(
+            (version << HALF_VERSION_SHIFT) | u64::from(permits) << PERMITS_SHIFT | HALF | FAST,
+            Ordering::Release,
+        );
     }
 
     /// Whether the path is open (for tests).
@@ -406,7 +566,7 @@ mod tests {
     #[test]
     fn only_equal_codes_pass_and_the_head_wraps() {
         let fast = FastWindow::default();
-        let rec = |failed, elapsed| fast.try_record(failed, elapsed, 0) == Recorded::Yes;
+        let rec = |failed, elapsed| fast.try_record(failed, elapsed, 0, 0) == Recorded::Yes;
         assert!(!rec(false, 0), "closed until published");
         let mut w = CountWindow::on_ring(fast.ring(3), 3);
         for failed in [false, true, false] {
@@ -466,23 +626,23 @@ mod tests {
         let fast = time_window();
         let at = 100 * SECOND + 5;
         assert_eq!(
-            fast.try_record(true, 5_000, at),
+            fast.try_record(true, 5_000, at, 0),
             Recorded::Yes,
             "9 calls < 10"
         );
         // 10 calls, 4 failed (40 %), 2 slow (20 %): below both.
-        assert_eq!(fast.try_record(false, 5_000, at), Recorded::Yes);
+        assert_eq!(fast.try_record(false, 5_000, at, 0), Recorded::Yes);
         // 11 calls, 5 failed: 45.45 % < 50 %.
-        assert_eq!(fast.try_record(true, 10, at), Recorded::Yes);
+        assert_eq!(fast.try_record(true, 10, at, 0), Recorded::Yes);
         // 12 calls, 6 failed: 50 % reaches the threshold: the machine must trip.
-        assert_eq!(fast.try_record(true, 10, at), Recorded::No);
+        assert_eq!(fast.try_record(true, 10, at, 0), Recorded::No);
         assert_eq!(
-            fast.try_record(false, 10, 101 * SECOND),
+            fast.try_record(false, 10, 101 * SECOND, 0),
             Recorded::No,
             "next second"
         );
         assert_eq!(
-            fast.try_record(false, 10, 99 * SECOND),
+            fast.try_record(false, 10, 99 * SECOND, 0),
             Recorded::No,
             "older second"
         );
@@ -495,7 +655,7 @@ mod tests {
                 slow_failed: 1,
             }))
         );
-        assert_eq!(fast.try_record(false, 10, at), Recorded::No, "sealed");
+        assert_eq!(fast.try_record(false, 10, at, 0), Recorded::No, "sealed");
     }
 
     #[test]
@@ -503,13 +663,103 @@ mod tests {
         let fast = FastWindow::default();
         fast.publish_time(7, Totals::default(), 1, 100.0, 100.0, u64::MAX);
         for _ in 0..COUNT_MAX {
-            assert_eq!(fast.try_record(false, 0, 7 * SECOND), Recorded::Yes);
+            assert_eq!(fast.try_record(false, 0, 7 * SECOND, 0), Recorded::Yes);
         }
-        assert_eq!(fast.try_record(false, 0, 7 * SECOND), Recorded::No);
+        assert_eq!(fast.try_record(false, 0, 7 * SECOND, 0), Recorded::No);
         let Some(Sealed::Counts(t)) = fast.seal() else {
             panic!("time counts")
         };
         assert_eq!(t.calls as u64, COUNT_MAX);
+    }
+
+    /// HALF_OPEN of generation 7: 2 permissions left, 1 outcome in the trial window, the
+    /// verdict at 3 calls, a deadline at 1000 ns, slow above 100 ns.
+    fn half_window() -> FastWindow {
+        let fast = FastWindow::default();
+        fast.publish_half(7, 2, 1, 3, 1_000, 100);
+        fast
+    }
+
+    #[test]
+    fn trial_permissions_run_out_and_come_back_with_a_publish() {
+        let fast = half_window();
+        assert_eq!(fast.try_acquire_trial(10), Some(7));
+        assert_eq!(fast.try_acquire_trial(1_000), None, "deadline reached");
+        assert_eq!(fast.try_acquire_trial(999), Some(7));
+        assert_eq!(fast.try_acquire_trial(10), None, "no permission left");
+        assert_eq!(
+            fast.seal(),
+            Some(Sealed::Trials {
+                permits: 0,
+                successes: 0
+            })
+        );
+        assert_eq!(fast.try_acquire_trial(10), None, "sealed");
+        fast.publish_half(8, 1, 0, 1, u64::MAX, 100);
+        assert_eq!(fast.try_acquire_trial(u64::MAX - 1), Some(8));
+    }
+
+    #[test]
+    fn only_a_success_of_this_state_before_the_verdict_goes_lock_free() {
+        let fast = half_window();
+        assert_eq!(fast.try_record(true, 10, 10, 7), Recorded::No, "a failure");
+        assert_eq!(
+            fast.try_record(false, 101, 10, 7),
+            Recorded::No,
+            "a slow call"
+        );
+        assert_eq!(
+            fast.try_record(false, 10, 10, 6),
+            Recorded::No,
+            "another state's call"
+        );
+        assert_eq!(
+            fast.try_record(false, 10, 1_000, 7),
+            Recorded::No,
+            "deadline reached"
+        );
+        // 1 + 1 = 2 calls < 3: no verdict yet.
+        assert_eq!(fast.try_record(false, 100, 999, 7), Recorded::Yes);
+        // 1 + 1 + 1 = 3 calls: the verdict, under the lock.
+        assert_eq!(fast.try_record(false, 10, 10, 7), Recorded::No);
+        assert_eq!(fast.try_acquire_trial(10), Some(7));
+        assert_eq!(
+            fast.seal(),
+            Some(Sealed::Trials {
+                permits: 1,
+                successes: 1
+            })
+        );
+        assert_eq!(fast.try_record(false, 10, 10, 7), Recorded::No, "sealed");
+    }
+
+    #[test]
+    fn a_later_half_open_publish_never_equals_an_earlier_word() {
+        let fast = half_window();
+        let stale = fast.hot.word.load(Ordering::Relaxed);
+        fast.seal();
+        fast.publish_half(7, 2, 1, 3, 1_000, 100);
+        assert_ne!(
+            stale,
+            fast.hot.word.load(Ordering::Relaxed),
+            "the version moved"
+        );
+        // A count word, a time word and a half word never look alike.
+        fast.seal();
+        let _ring = fast.ring(4);
+        fast.publish_count(0, 4, 100);
+        assert_eq!(
+            fast.try_acquire_trial(10),
+            None,
+            "a count word has no permissions"
+        );
+        assert_eq!(fast.seal(), Some(Sealed::Head(0)));
+        fast.publish_time(0, Totals::default(), 10, 50.0, 50.0, 100);
+        assert_eq!(
+            fast.try_acquire_trial(10),
+            None,
+            "a time word has no permissions"
+        );
     }
 
     #[test]
@@ -555,7 +805,7 @@ mod loom_models {
     /// One outcome as the breaker records it: lock-free if it can, else under the lock.
     /// Returns whether it went lock-free.
     fn outcome(fast: &FastWindow, locked: &Mutex<Locked>, failed: bool) -> bool {
-        let lock_free = fast.try_record(failed, 0, 0) == Recorded::Yes;
+        let lock_free = fast.try_record(failed, 0, 0, 0) == Recorded::Yes;
         if !lock_free {
             locked_record(fast, locked, failed);
         }
@@ -662,7 +912,7 @@ mod loom_models {
 
     /// One success as the breaker records it in a time window.
     fn time_outcome(fast: &FastWindow, window: &Mutex<crate::window::TimeWindow>) {
-        match fast.try_record(false, 0, NOW) {
+        match fast.try_record(false, 0, NOW, 0) {
             Recorded::Yes | Recorded::YesCheckAgain => {}
             Recorded::No => {
                 let mut w = crate::sync::lock(window);
@@ -700,6 +950,108 @@ mod loom_models {
             let mut w = crate::sync::lock(&window);
             settle_time_window(&fast, &mut w);
             assert_eq!(w.totals().calls, 1, "the outcome, once");
+        });
+    }
+
+    /// HALF_OPEN: what the machine does under the lock when a trial call cannot go
+    /// lock-free: seal, adopt, act, publish again. Here: take a permission if one is left
+    /// (`acquire`), or record a success (`!acquire`), of the state of `generation`.
+    struct Trials {
+        generation: u64,
+        permits: u32,
+        successes: u32,
+    }
+
+    fn publish_trials(fast: &FastWindow, t: &Trials) {
+        fast.publish_half(t.generation, t.permits, t.successes, 2, u64::MAX, u64::MAX);
+    }
+
+    fn settle_trials(fast: &FastWindow, t: &mut Trials) {
+        if let Some(Sealed::Trials { permits, successes }) = fast.seal() {
+            t.permits = permits;
+            t.successes += successes;
+        }
+    }
+
+    fn acquire(fast: &FastWindow, trials: &Mutex<Trials>) -> Option<u64> {
+        if let Some(generation) = fast.try_acquire_trial(0) {
+            return Some(generation);
+        }
+        let mut t = crate::sync::lock(trials);
+        settle_trials(fast, &mut t);
+        let granted = (t.permits > 0).then(|| {
+            t.permits -= 1;
+            t.generation
+        });
+        publish_trials(fast, &t);
+        granted
+    }
+
+    /// Two threads race for the one trial permission left (and the lock holder seals and
+    /// publishes again meanwhile, as any locked operation does): exactly one gets it.
+    #[test]
+    fn loom_one_trial_permission_goes_to_one_call() {
+        model(|| {
+            let fast = Arc::new(FastWindow::default());
+            let trials = Arc::new(Mutex::new(Trials {
+                generation: 1,
+                permits: 1,
+                successes: 0,
+            }));
+            publish_trials(&fast, &crate::sync::lock(&trials));
+            let t = {
+                let (fast, trials) = (fast.clone(), trials.clone());
+                thread::spawn(move || acquire(&fast, &trials).is_some())
+            };
+            let mine = acquire(&fast, &trials).is_some();
+            let theirs = t.join().unwrap();
+            assert!(mine ^ theirs, "one permission, one call ({mine}, {theirs})");
+            let mut t = crate::sync::lock(&trials);
+            settle_trials(&fast, &mut t);
+            assert_eq!(t.permits, 0);
+        });
+    }
+
+    /// A success of generation 1 recorded while the lock holder ends that HALF_OPEN state
+    /// and publishes generation 2 with the same counts (so the words could look alike but
+    /// for the version): the success lands in generation 1 (before the seal) or not at all
+    /// lock-free, never in generation 2.
+    #[test]
+    fn loom_a_stale_trial_success_never_lands_in_a_later_state() {
+        model(|| {
+            let fast = Arc::new(FastWindow::default());
+            let trials = Arc::new(Mutex::new(Trials {
+                generation: 1,
+                permits: 0,
+                successes: 0,
+            }));
+            publish_trials(&fast, &crate::sync::lock(&trials));
+            let t = {
+                let fast = fast.clone();
+                thread::spawn(move || fast.try_record(false, 0, 0, 1) == Recorded::Yes)
+            };
+            let landed_in_1 = {
+                let mut t = crate::sync::lock(&trials);
+                settle_trials(&fast, &mut t);
+                let landed = t.successes;
+                // A new HALF_OPEN state, counts as generation 1 started with.
+                *t = Trials {
+                    generation: 2,
+                    permits: 0,
+                    successes: 0,
+                };
+                publish_trials(&fast, &t);
+                landed
+            };
+            let lock_free = t.join().unwrap();
+            let mut t = crate::sync::lock(&trials);
+            settle_trials(&fast, &mut t);
+            assert_eq!(t.successes, 0, "nothing of generation 1 in generation 2");
+            assert_eq!(
+                landed_in_1 == 1,
+                lock_free,
+                "a lock-free success landed in 1"
+            );
         });
     }
 

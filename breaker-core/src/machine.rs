@@ -702,22 +702,36 @@ impl Machine {
     /// the head it moved the window to. Cheap when it is closed already.
     #[inline]
     pub fn seal_fast(&mut self) {
-        // Only ever opened on the CLOSED state's window (`publish_fast`), which nothing has
-        // replaced since: every replacement happens under the lock, after a seal.
+        // Only ever opened on the CLOSED or HALF_OPEN state's window (`publish_fast`), which
+        // nothing has replaced since: every replacement happens under the lock, after a seal.
         match (self.fast.seal(), &mut self.metrics.window) {
             (Some(Sealed::Head(head)), Window::Count(w)) => w.set_head(head),
             (Some(Sealed::Counts(t)), Window::Time(w)) => w.add_to_newest(t),
+            (Some(Sealed::Trials { permits, successes }), Window::Count(w)) => {
+                debug_assert_eq!(self.state, State::HalfOpen);
+                self.permits = i64::from(permits);
+                w.record_successes(successes);
+            }
             (None, _) => {}
             (Some(sealed), _) => debug_assert!(false, "{sealed:?} sealed on another window"),
         }
     }
 
-    /// Opens the lock-free path after an operation if the machine allows it: CLOSED, a full
-    /// count window on the shared ring whose thresholds were checked under the current
-    /// config (so it is below them), and `quiet` (nobody subscribed).
+    /// Opens the lock-free path after an operation if the machine allows it and `quiet`
+    /// (nobody subscribed): CLOSED, with a full count window on the shared ring whose
+    /// thresholds were checked under the current config (so it is below them), or a time
+    /// window; HALF_OPEN with no verdict due and at most [`fast_window::MAX_TRIALS`]
+    /// permitted trial calls.
     #[inline]
     pub fn publish_fast(&self, quiet: bool) {
-        if !quiet || self.state != State::Closed {
+        if !quiet {
+            return;
+        }
+        if self.state == State::HalfOpen {
+            self.publish_half_open();
+            return;
+        }
+        if self.state != State::Closed {
             return;
         }
         match &self.metrics.window {
@@ -743,6 +757,31 @@ impl Machine {
             ),
             Window::Empty => {}
         }
+    }
+
+    /// HALF_OPEN's part of [`publish_fast`](Self::publish_fast).
+    fn publish_half_open(&self) {
+        let Window::Count(w) = &self.metrics.window else {
+            return;
+        };
+        let max = fast_window::MAX_TRIALS;
+        let calls = w.totals().calls;
+        let minimum = self.metrics.minimum_number_of_calls;
+        if self.config.permitted_number_of_calls_in_half_open_state > max
+            || !(0..=i64::from(max)).contains(&self.permits)
+            || minimum > max
+            || calls >= minimum
+        {
+            return;
+        }
+        self.fast.publish_half(
+            self.generation,
+            self.permits as u32,
+            calls,
+            minimum,
+            self.half_open_timer_at.unwrap_or(u64::MAX),
+            self.slow_threshold_nanos,
+        );
     }
 
     /// Checks CLOSED's thresholds at `now` without recording anything, as a recorded

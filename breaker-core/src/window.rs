@@ -161,6 +161,24 @@ impl CountWindow {
         self.head = head;
     }
 
+    /// Records `n` outcomes that neither failed nor were slow: what `n` calls of
+    /// `record(false, false)` do, in one step while the window is filling.
+    pub fn record_successes(&mut self, n: u32) {
+        let n = n as usize;
+        if self.len + n <= self.size {
+            // Filling: the head is at `len`, and the slots from it on are still cleared,
+            // which is the success code.
+            debug_assert_eq!(self.head, self.len);
+            self.len += n;
+            self.totals.calls += n as u32;
+            self.head = if self.len == self.size { 0 } else { self.len };
+        } else {
+            for _ in 0..n {
+                self.record(false, false);
+            }
+        }
+    }
+
     #[inline]
     pub fn record(&mut self, failed: bool, slow: bool) {
         let code = code(failed, slow);
@@ -338,6 +356,40 @@ mod tests {
                 slow_failed: 1
             }
         );
+    }
+
+    #[test]
+    fn successes_in_one_step_are_successes_one_by_one() {
+        // A window of 4 holding one failure, then 2 successes at once (filling), then 3
+        // (past full: the oldest two, the failure and a success, fall out).
+        let mut w = CountWindow::new(4);
+        w.record(true, false);
+        w.record_successes(2);
+        assert_eq!((w.totals().calls, w.totals().failed, w.head()), (3, 1, 3));
+        w.record_successes(1);
+        assert_eq!((w.totals().calls, w.head(), w.is_full()), (4, 0, true));
+        w.record_successes(3);
+        assert_eq!((w.totals().calls, w.totals().failed, w.head()), (4, 0, 3));
+        // On a reused ring: the slots of a new window are cleared first.
+        let ring = new_ring(4);
+        let mut old = CountWindow::on_ring(ring.clone(), 4);
+        for _ in 0..4 {
+            old.record(true, true);
+        }
+        let mut w = CountWindow::on_ring(ring, 4);
+        w.record_successes(2);
+        w.record(false, false);
+        w.record(false, false);
+        w.record_successes(1);
+        assert_eq!(
+            w.totals(),
+            Totals {
+                calls: 4,
+                ..Totals::default()
+            }
+        );
+        #[cfg(debug_assertions)]
+        assert_eq!(w.recount(), w.totals());
     }
 
     #[test]
