@@ -118,6 +118,7 @@ pub mod retry;
 mod shared;
 mod sleep;
 mod state;
+mod striped;
 mod sync;
 mod throwable;
 pub mod timelimiter;

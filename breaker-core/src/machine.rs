@@ -273,7 +273,8 @@ pub(crate) struct Refusal {
 #[repr(C)]
 pub(crate) struct Machine {
     config: Arc<CircuitBreakerConfig>,
-    /// The lock-free CLOSED path this machine opens and closes (see [`crate::fast_window`]).
+    /// The lock-free path (CLOSED's window, HALF_OPEN's trials) this machine opens and
+    /// closes (see [`crate::fast_window`]).
     fast: Arc<FastWindow>,
     generation: u64,
     attempts: u32,
@@ -281,7 +282,8 @@ pub(crate) struct Machine {
     open_deadline: u64,
     /// OPEN with automatic transition: the OPEN -> HALF_OPEN timer.
     auto_half_open_at: Option<u64>,
-    /// HALF_OPEN: trial permissions left.
+    /// HALF_OPEN: trial permissions left. While the lock-free path is open on HALF_OPEN it
+    /// holds them, and [`seal_fast`](Self::seal_fast) takes them back.
     permits: i64,
     /// HALF_OPEN with `maxWaitDurationInHalfOpenState`: the timer's deadline.
     half_open_timer_at: Option<u64>,
@@ -691,7 +693,7 @@ impl Machine {
         }
     }
 
-    // ----- the lock-free CLOSED path ------------------------------------------------------
+    // ----- the lock-free path (CLOSED's window, HALF_OPEN's trials) --------------------------
 
     /// The lock-free path this machine opens.
     pub fn fast_window(&self) -> &Arc<FastWindow> {

@@ -221,7 +221,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
     fn complete<T>(&mut self, value: T) -> Result<T, RetryError<E>> {
         let counters = &self.shared.counters;
         if self.attempts == 0 {
-            Counters::bump(&counters.successful_without_retry);
+            counters.successful_without_retry.add_one();
         } else {
             Counters::bump(&counters.successful_with_retry);
             let last = match &self.last_error {

@@ -176,7 +176,11 @@ impl Retry {
             move |outcome: Result<T, E>| {
                 if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
                     // Success without retry: one attempt, no event (see `Counters`).
-                    Counters::bump(&self.inner.shared.counters.successful_without_retry);
+                    self.inner
+                        .shared
+                        .counters
+                        .successful_without_retry
+                        .add_one();
                     Ok(outcome.map_err(RetryError::Inner))
                 } else {
                     Err(outcome)

@@ -2,6 +2,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::striped::StripedCounter;
+
 /// A retry's counters, read with [`Retry::metrics`](crate::retry::Retry::metrics). They
 /// count calls since the retry was created and never go down.
 ///
@@ -30,8 +32,9 @@ pub struct RetryMetrics {
 
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
-    /// Also the attempts of those calls: a call that succeeds at once costs one increment.
-    pub(crate) successful_without_retry: AtomicU64,
+    /// Also the attempts of those calls: a call that succeeds at once costs one increment,
+    /// without a locked instruction (see [`StripedCounter`]).
+    pub(crate) successful_without_retry: StripedCounter,
     pub(crate) failed_without_retry: AtomicU64,
     pub(crate) successful_with_retry: AtomicU64,
     pub(crate) failed_with_retry: AtomicU64,
@@ -48,7 +51,7 @@ impl Counters {
 
     pub(crate) fn snapshot(&self) -> RetryMetrics {
         let r = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        let successful_without_retry = r(&self.successful_without_retry);
+        let successful_without_retry = self.successful_without_retry.sum();
         RetryMetrics {
             number_of_successful_calls_without_retry_attempt: successful_without_retry,
             number_of_failed_calls_without_retry_attempt: r(&self.failed_without_retry),
