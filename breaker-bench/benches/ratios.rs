@@ -19,7 +19,7 @@ use resilience4rs::bulkhead::{Bulkhead, BulkheadConfig, ThreadPoolBulkhead};
 use resilience4rs::ratelimiter::{RateLimiter, RateLimiterConfig};
 use resilience4rs::retry::{Retry, RetryConfig};
 use resilience4rs::timelimiter::{TimeLimiter, TimeLimiterConfig};
-use resilience4rs::{CircuitBreaker, CircuitBreakerConfig, Clock, SystemClock};
+use resilience4rs::{CircuitBreaker, Clock, SystemClock};
 
 /// One target: A's per-call time over B's, at most `limit`.
 struct Row<'a> {
@@ -59,39 +59,6 @@ fn permit_call(cb: &CircuitBreaker) {
 
 fn failsafe_call(fs: &FailsafeConsecutive) -> bool {
     fs.call(|| Ok::<u64, u64>(black_box(1))).is_ok()
-}
-
-/// A breaker in HALF_OPEN whose `trials` trial calls all succeed: the last one closes it.
-fn half_open_breaker(trials: i64) -> CircuitBreaker {
-    let config = CircuitBreakerConfig::builder()
-        .permitted_number_of_calls_in_half_open_state(trials)
-        .minimum_number_of_calls(trials)
-        .wait_duration_in_open_state(Duration::from_secs(3600))
-        .build()
-        .expect("valid config");
-    let cb = CircuitBreaker::new("bench-half-open", config);
-    cb.transition_to_open_state().expect("CLOSED -> OPEN");
-    cb.transition_to_half_open_state()
-        .expect("OPEN -> HALF_OPEN");
-    cb
-}
-
-/// A plain retry loop, as one writes it without a library: up to `max` attempts, no wait
-/// (the success path never reaches one).
-async fn plain_retry<T, E, F, Fut>(max: u32, mut attempt: F) -> Result<T, E>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, E>>,
-{
-    let mut n = 0;
-    loop {
-        n += 1;
-        match attempt().await {
-            Ok(v) => return Ok(v),
-            Err(e) if n >= max => return Err(e),
-            Err(_) => {}
-        }
-    }
 }
 
 fn rows() -> Vec<Row<'static>> {

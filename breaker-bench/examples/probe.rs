@@ -29,18 +29,7 @@ fn main() {
     let w = AtomicU64::new(0);
     let clock = SystemClock::new();
     let time = ours_time_based();
-    let half = {
-        let config = resilience4rs::CircuitBreakerConfig::builder()
-            .permitted_number_of_calls_in_half_open_state(1000)
-            .minimum_number_of_calls(1000)
-            .wait_duration_in_open_state(std::time::Duration::from_secs(3600))
-            .build()
-            .unwrap();
-        let cb = resilience4rs::CircuitBreaker::new("h", config);
-        cb.transition_to_open_state().unwrap();
-        cb.transition_to_half_open_state().unwrap();
-        cb
-    };
+    let half = half_open_breaker(1000);
     let mut i = 0;
     let open = ours_open();
     let state = AtomicU64::new(1);
@@ -60,7 +49,7 @@ fn main() {
         });
         t("plain", n, || {
             black_box(
-                poll_once(plain(|| {
+                poll_once(plain_retry(3, || {
                     std::future::ready(Ok::<u64, String>(black_box(1)))
                 }))
                 .is_ok(),
@@ -68,7 +57,7 @@ fn main() {
         });
         t("counted", n, || {
             black_box(
-                poll_once(plain(|| {
+                poll_once(plain_retry(3, || {
                     std::future::ready(Ok::<u64, String>(black_box(1)))
                 }))
                 .is_ok(),
@@ -116,21 +105,5 @@ fn main() {
             black_box(clock.recent_nanos());
             black_box(clock.recent_nanos());
         });
-    }
-}
-
-async fn plain<T, E, F, Fut>(mut attempt: F) -> Result<T, E>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, E>>,
-{
-    let mut n = 0;
-    loop {
-        n += 1;
-        match attempt().await {
-            Ok(v) => return Ok(v),
-            Err(e) if n >= 3 => return Err(e),
-            Err(_) => {}
-        }
     }
 }

@@ -30,6 +30,40 @@ pub fn poll_once<F: Future>(fut: F) -> F::Output {
     }
 }
 
+/// A breaker in HALF_OPEN whose `trials` trial calls all succeed: the last one closes it
+/// (the caller opens it and moves it to HALF_OPEN again to go on).
+pub fn half_open_breaker(trials: i64) -> CircuitBreaker {
+    let config = CircuitBreakerConfig::builder()
+        .permitted_number_of_calls_in_half_open_state(trials)
+        .minimum_number_of_calls(trials)
+        .wait_duration_in_open_state(Duration::from_secs(3600))
+        .build()
+        .expect("valid config");
+    let cb = CircuitBreaker::new("bench-half-open", config);
+    cb.transition_to_open_state().expect("CLOSED -> OPEN");
+    cb.transition_to_half_open_state()
+        .expect("OPEN -> HALF_OPEN");
+    cb
+}
+
+/// A plain retry loop, as one writes it without a library: up to `max` attempts, no wait
+/// (the success path never reaches one).
+pub async fn plain_retry<T, E, F, Fut>(max: u32, mut attempt: F) -> Result<T, E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let mut n = 0;
+    loop {
+        n += 1;
+        match attempt().await {
+            Ok(v) => return Ok(v),
+            Err(e) if n >= max => return Err(e),
+            Err(_) => {}
+        }
+    }
+}
+
 /// Our breaker with Resilience4j's defaults (COUNT_BASED window of 100, slow-call timing on).
 pub fn ours_default() -> CircuitBreaker {
     CircuitBreaker::new("bench", CircuitBreakerConfig::default())

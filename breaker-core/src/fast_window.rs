@@ -973,6 +973,19 @@ mod loom_models {
         }
     }
 
+    /// A HALF_OPEN state of generation 1 with `permits` trial permissions left and no
+    /// outcome yet, published.
+    fn published_trials(permits: u32) -> (Arc<FastWindow>, Arc<Mutex<Trials>>) {
+        let fast = Arc::new(FastWindow::default());
+        let trials = Trials {
+            generation: 1,
+            permits,
+            successes: 0,
+        };
+        publish_trials(&fast, &trials);
+        (fast, Arc::new(Mutex::new(trials)))
+    }
+
     fn acquire(fast: &FastWindow, trials: &Mutex<Trials>) -> Option<u64> {
         if let Some(generation) = fast.try_acquire_trial(0) {
             return Some(generation);
@@ -992,13 +1005,7 @@ mod loom_models {
     #[test]
     fn loom_one_trial_permission_goes_to_one_call() {
         model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let trials = Arc::new(Mutex::new(Trials {
-                generation: 1,
-                permits: 1,
-                successes: 0,
-            }));
-            publish_trials(&fast, &crate::sync::lock(&trials));
+            let (fast, trials) = published_trials(1);
             let t = {
                 let (fast, trials) = (fast.clone(), trials.clone());
                 thread::spawn(move || acquire(&fast, &trials).is_some())
@@ -1019,13 +1026,7 @@ mod loom_models {
     #[test]
     fn loom_a_stale_trial_success_never_lands_in_a_later_state() {
         model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let trials = Arc::new(Mutex::new(Trials {
-                generation: 1,
-                permits: 0,
-                successes: 0,
-            }));
-            publish_trials(&fast, &crate::sync::lock(&trials));
+            let (fast, trials) = published_trials(0);
             let t = {
                 let fast = fast.clone();
                 thread::spawn(move || fast.try_record(false, 0, 0, 1) == Recorded::Yes)
