@@ -212,3 +212,20 @@ impl<E> From<CallNotPermitted> for CallError<E> {
         CallError::NotPermitted(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rejection is built on every rejected call: the name's four words, `until`, `at` and
+    /// the state byte (padded to a word), seven words in all, none of them a reference count.
+    #[test]
+    fn a_rejection_is_seven_words() {
+        assert_eq!(std::mem::size_of::<CallNotPermitted>(), 7 * 8);
+        assert_eq!(
+            std::mem::size_of::<Result<crate::Permit<'static>, CallNotPermitted>>(),
+            7 * 8,
+            "the result's tag fits in the rejection's spare bytes"
+        );
+    }
+}

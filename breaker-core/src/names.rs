@@ -5,7 +5,7 @@
 //! the rejection path a reference-count update (one atomic read-modify-write on a line every
 //! rejecting thread shares, measured at about half the cost of a rejection). Names up to
 //! [`INLINE`] bytes, which is nearly every name in practice (`paymentService`,
-//! `tenant-123456`, `api.payments.example.com:443`), are copied into the rejection by value;
+//! `tenant-123456`, `inventoryServiceClient`), are copied into the rejection by value;
 //! longer ones are shared through an `Arc<str>`. Either way the name's memory goes away with
 //! its last copy: a service that creates and removes breakers for millions of distinct names
 //! keeps bounded memory.
@@ -13,57 +13,53 @@
 use std::fmt;
 use std::sync::Arc;
 
-/// The longest name copied by value (bytes of UTF-8).
-pub(crate) const INLINE: usize = 40;
+/// The longest name copied by value (bytes of UTF-8): three words less the length byte.
+pub(crate) const INLINE: usize = 23;
 
-/// A breaker's name: its bytes inline when it fits in [`INLINE`] bytes, shared otherwise.
-///
-/// Laid out as whole, aligned words (no enum tag beside the bytes), so a rejection copies it
-/// with a few aligned moves.
-pub(crate) struct Name {
-    shared: Option<Arc<str>>,
-    /// The inline length; unused when `shared` is set.
-    len: usize,
+/// A name copied by value: its length and bytes in three aligned words, copied as such.
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+pub(crate) struct Inline {
+    len: u8,
     bytes: [u8; INLINE],
 }
 
-impl Clone for Name {
-    #[inline]
-    fn clone(&self) -> Self {
-        // The rare shared case first, so the inline bytes go straight to their destination.
-        let shared = self.shared.clone();
-        Name {
-            shared,
-            len: self.len,
-            bytes: self.bytes,
-        }
-    }
+/// A breaker's name: its bytes inline when it fits in [`INLINE`] bytes, shared otherwise.
+///
+/// Four aligned words in either form (the tag, then the length and bytes in three words; or
+/// the tag, then an `Arc<str>`), so a rejection copies it with a few aligned moves. Each word
+/// a rejection carries is a store the next locked operation has to wait for: with a 64-byte
+/// name (40 bytes inline) an OPEN rejection cost 1.52x its floor in
+/// `cargo bench -p breaker-bench --bench ratios` (BENCHMARKS.md).
+#[derive(Clone)]
+pub(crate) enum Name {
+    /// A name of at most [`INLINE`] bytes.
+    Inline(Inline),
+    /// A longer name.
+    Shared(Arc<str>),
 }
 
 impl Name {
     pub(crate) fn new(name: &Arc<str>) -> Self {
-        let mut bytes = [0u8; INLINE];
         if name.len() <= INLINE {
+            let mut bytes = [0u8; INLINE];
             bytes[..name.len()].copy_from_slice(name.as_bytes());
-            Name {
-                len: name.len(),
+            Name::Inline(Inline {
+                len: name.len() as u8,
                 bytes,
-                shared: None,
-            }
+            })
         } else {
-            Name {
-                len: 0,
-                bytes,
-                shared: Some(name.clone()),
-            }
+            Name::Shared(name.clone())
         }
     }
 
     pub(crate) fn as_str(&self) -> &str {
-        match &self.shared {
-            Some(s) => s,
+        match self {
+            Name::Shared(s) => s,
             // The bytes are a whole `str` copied at construction, so this never fails.
-            None => std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default(),
+            Name::Inline(i) => {
+                std::str::from_utf8(&i.bytes[..usize::from(i.len)]).unwrap_or_default()
+            }
         }
     }
 }
@@ -102,7 +98,7 @@ mod tests {
     fn short_names_are_inline_and_long_ones_shared() {
         let short: Arc<str> = "paymentService".into();
         let n = Name::new(&short);
-        assert!(n.shared.is_none());
+        assert!(matches!(n, Name::Inline(_)));
         assert_eq!(n.as_str(), "paymentService");
         assert_eq!(
             Arc::strong_count(&short),
@@ -110,13 +106,14 @@ mod tests {
             "an inline name holds no reference"
         );
 
-        let exact: Arc<str> = "é".repeat(INLINE / 2).into();
+        assert_eq!(std::mem::size_of::<Name>(), 32, "four words");
+        let exact: Arc<str> = format!("{}x", "é".repeat(INLINE / 2)).into();
         assert_eq!(exact.len(), INLINE);
         assert_eq!(Name::new(&exact).as_str(), &*exact);
 
         let long: Arc<str> = "x".repeat(INLINE + 1).into();
         let l = Name::new(&long);
-        assert!(l.shared.is_some());
+        assert!(matches!(l, Name::Shared(_)));
         assert_eq!(Arc::strong_count(&long), 2);
         drop(l);
         assert_eq!(Arc::strong_count(&long), 1, "the last copy frees the name");
