@@ -16,12 +16,25 @@
 //!
 //! **HALF_OPEN.** The word holds the trial permissions left; taking one is one
 //! compare-and-swap that decrements them. A trial call of the published HALF_OPEN state (its
-//! generation) that succeeds, is not slow, and leaves the trial window below its minimum
-//! number of calls (so no verdict is due) adds one to the word's success count. Everything
-//! else takes the lock: a failure or a slow call, the outcome that brings the verdict, a
-//! call admitted by another state, no permission left (the refusal is counted there), the
-//! `maxWaitDurationInHalfOpenState` deadline reached, and every operation on a HALF_OPEN
-//! state of more than [`MAX_TRIALS`] permitted calls.
+//! generation) that succeeds before the `maxWaitDurationInHalfOpenState` deadline and is not
+//! slow is counted without the lock:
+//!
+//! - *striped* (when the verdict is due at the trial window's full size, as it is unless
+//!   `minimumNumberOfCalls` is below `permittedNumberOfCallsInHalfOpenState`): in the
+//!   recording thread's stripe ([`TrialStripe`]), with a plain load and store, no locked
+//!   instruction. Then, if no permission is left, the thread adds up the outcomes; if they
+//!   complete the window it settles the verdict under the lock. Two last successes that end
+//!   at once may each miss the other's store: then the verdict waits for the next locked
+//!   operation (with no permission left, every call takes the lock; so do reads of the state
+//!   and metrics), which adopts the stripes first and makes the verdict as of the time the
+//!   last success ended, so the OPEN wait starts when Resilience4j's would.
+//! - otherwise in the word's success count, by compare-and-swap, if the window stays below
+//!   its minimum number of calls (no verdict due).
+//!
+//! Everything else takes the lock: a failure or a slow call, the outcome that brings the
+//! verdict (unstriped), a call admitted by another state, no permission left (the refusal is
+//! counted there), the deadline reached, a thread without a stripe of its own (striped), and
+//! every operation on a HALF_OPEN state of more than [`MAX_TRIALS`] permitted calls.
 //!
 //! The word:
 //!
@@ -30,8 +43,8 @@
 //!         [ version (40 bit)      | head (21 bit)  | 0 | 0 | F ]
 //!  TIME:   63 62        48 47        33 32        18 17         3   2   1   0
 //!         [ 0 | slow&failed | slow       | failed     | calls      | 0 | 1 | F ]
-//!  HALF:   63                   27 26          15 14           3   2   1   0
-//!         [ version (37 bit)      | successes    | permits      | 1 | 0 | F ]
+//!  HALF:   63                28  27  26          15 14           3   2   1   0
+//!         [ version (36 bit)   | S | successes    | permits      | 1 | 0 | F ]
 //! ```
 //!
 //! - `F` (FAST): the path is open. Only the holder of the breaker's lock sets it
@@ -43,8 +56,9 @@
 //! - COUNT and HALF `version`: the low bits of `seq`, which every publish bumps, so a
 //!   lock-free update that read the word before a seal cannot succeed after a later publish
 //!   even if the head came back to the same slot, or the permissions and successes to the
-//!   same counts in a later HALF_OPEN state (that would take 2^40, or 2^37, publishes
+//!   same counts in a later HALF_OPEN state (that would take 2^40, or 2^36, publishes
 //!   between one thread's load and its CAS, each a locked operation).
+//! - HALF `S` (striped): successes go to the stripes, not the word.
 //! - TIME: the counts restart from 0 at every publish, so a word can repeat; a publish also
 //!   bumps `seq`, which a lock-free update reads before its check and again after its CAS:
 //!   if it moved, the update may have been checked against older totals and the breaker
@@ -66,6 +80,7 @@
 
 use std::sync::OnceLock;
 
+use crate::striped::{thread_index, STRIPES};
 use crate::sync::{AtomicU64, Ordering};
 use crate::window::{code, new_ring, Ring, Totals};
 
@@ -90,7 +105,13 @@ const PERMITS_SHIFT: u32 = 3;
 const TRIAL_BITS: u32 = 12;
 const TRIAL_MASK: u64 = (1 << TRIAL_BITS) - 1;
 const SUCCESSES_SHIFT: u32 = PERMITS_SHIFT + TRIAL_BITS;
-const HALF_VERSION_SHIFT: u32 = SUCCESSES_SHIFT + TRIAL_BITS;
+/// HALF: trial successes go to the recording thread's stripe (see [`TrialStripe`]).
+const STRIPED: u64 = 1 << (SUCCESSES_SHIFT + TRIAL_BITS);
+const HALF_VERSION_SHIFT: u32 = SUCCESSES_SHIFT + TRIAL_BITS + 1;
+
+/// A trial stripe's count: the HALF_OPEN generation above these bits, successes below.
+const STRIPE_COUNT_BITS: u32 = 16;
+const STRIPE_COUNT_MASK: u64 = (1 << STRIPE_COUNT_BITS) - 1;
 
 /// The largest `permittedNumberOfCallsInHalfOpenState` (and trial minimum) the lock-free
 /// HALF_OPEN path serves; a larger HALF_OPEN state takes the lock for every call.
@@ -166,6 +187,9 @@ pub(crate) enum Recorded {
     /// Recorded, but the totals it was checked against may have changed meanwhile: check
     /// the thresholds again under the lock.
     YesCheckAgain,
+    /// Recorded in a trial stripe, and it may have been the trial window's last outcome:
+    /// settle the verdict under the lock.
+    YesSettle,
 }
 
 /// What the lock-free updates did while the path was open, as [`FastWindow::seal`] hands it
@@ -188,6 +212,18 @@ pub(crate) enum Sealed {
 pub(crate) struct FastWindow {
     hot: Hot,
     rings: [OnceLock<Ring>; CLASSES],
+    trial_stripes: [TrialStripe; STRIPES],
+}
+
+/// HALF_OPEN trial successes of one thread (the thread whose [`thread_index`] this is): only
+/// that thread writes it, with plain stores.
+#[derive(Debug)]
+struct TrialStripe {
+    /// The generation of the HALF_OPEN state counted (above [`STRIPE_COUNT_BITS`]) and its
+    /// successes counted here (below).
+    successes: AtomicU64,
+    /// When the latest of them ended (epoch ns), written before `successes`.
+    last_end: AtomicU64,
 }
 
 /// The word and what the last publish released, on one cache line.
@@ -228,6 +264,10 @@ impl Default for FastWindow {
                 deadline: AtomicU64::new(0),
             },
             rings: Default::default(),
+            trial_stripes: std::array::from_fn(|_| TrialStripe {
+                successes: AtomicU64::new(0),
+                last_end: AtomicU64::new(0),
+            }),
         }
     }
 }
@@ -268,6 +308,9 @@ impl FastWindow {
         {
             return Recorded::No;
         }
+        if w & STRIPED != 0 {
+            return self.record_trial_in_own_stripe(end_nanos, generation);
+        }
         let calls_minimum = h.calls_failed.load(Ordering::Relaxed);
         let (calls, minimum) = (calls_minimum as u32 as u64, calls_minimum >> 32);
         loop {
@@ -287,6 +330,87 @@ impl FastWindow {
                 Err(_) => return Recorded::No,
             }
         }
+    }
+
+    /// [`record_trial_in_stripe`](Self::record_trial_in_stripe) for the calling thread. A
+    /// call of its own, compiled in this crate: the thread-local index is then one load
+    /// relative to the thread pointer (inlined into another crate, it is an indirect call).
+    #[inline(never)]
+    fn record_trial_in_own_stripe(&self, end_nanos: u64, generation: u64) -> Recorded {
+        self.record_trial_in_stripe(thread_index(), end_nanos, generation)
+    }
+
+    /// HALF_OPEN, striped: the success of a trial call of the state of `generation`, checked
+    /// against the published state, counted in the stripe of the thread whose index is
+    /// `index` (the calling thread's; threads without a stripe take the lock). A plain load
+    /// and store: no locked instruction.
+    ///
+    /// Then, if no trial permission is left, the trial window may be complete: the published
+    /// outcomes plus every stripe's successes of this generation not yet adopted. If they
+    /// reach the minimum, the verdict is settled under the lock ([`Recorded::YesSettle`]).
+    /// Two last successes that end at once may each miss the other's store; then every
+    /// locked operation adopts the stripes first and settles a complete window, as of the
+    /// time its last success ended, before anything else (the machine's `seal_fast` and
+    /// `fire_due_timers`), and with no permission left every call takes the lock.
+    #[inline(always)]
+    pub(crate) fn record_trial_in_stripe(
+        &self,
+        index: usize,
+        end_nanos: u64,
+        generation: u64,
+    ) -> Recorded {
+        let Some(stripe) = self.trial_stripes.get(index) else {
+            return Recorded::No;
+        };
+        let tag = generation << STRIPE_COUNT_BITS;
+        // Only this thread writes its stripe: no read-modify-write needed.
+        let current = stripe.successes.load(Ordering::Relaxed);
+        let next = if current & !STRIPE_COUNT_MASK == tag {
+            current + 1
+        } else {
+            tag | 1
+        };
+        stripe.last_end.store(end_nanos, Ordering::Relaxed);
+        stripe.successes.store(next, Ordering::Release);
+        let h = &self.hot;
+        let w = h.word.load(Ordering::Acquire);
+        if w & (FAST | MODE) != FAST | HALF {
+            // Closed (a lock holder is at work, or the path is shut): let the lock decide.
+            return Recorded::YesSettle;
+        }
+        if (w >> PERMITS_SHIFT) & TRIAL_MASK != 0 || h.shape.load(Ordering::Relaxed) != generation {
+            // A permission is left, so a trial call is still to come; or another HALF_OPEN
+            // state is published, so this one was settled already.
+            return Recorded::Yes;
+        }
+        let calls_minimum = h.calls_failed.load(Ordering::Relaxed);
+        let adopted = h.slow_minimum.load(Ordering::Relaxed) as u32;
+        let (striped, _) = self.trial_stripes(generation);
+        let outcomes = u64::from(calls_minimum as u32)
+            + ((w >> SUCCESSES_SHIFT) & TRIAL_MASK)
+            + u64::from(striped.saturating_sub(adopted));
+        if outcomes >= calls_minimum >> 32 {
+            Recorded::YesSettle
+        } else {
+            Recorded::Yes
+        }
+    }
+
+    /// The trial successes of the HALF_OPEN state of `generation` counted in the stripes so
+    /// far, and when the latest of them ended (epoch ns; 0 if none). Every count a stripe
+    /// shows was stored after its end time.
+    pub(crate) fn trial_stripes(&self, generation: u64) -> (u32, u64) {
+        let tag = generation << STRIPE_COUNT_BITS;
+        let mut sum = 0u32;
+        let mut last_end = 0u64;
+        for stripe in &self.trial_stripes {
+            let v = stripe.successes.load(Ordering::Acquire);
+            if v & !STRIPE_COUNT_MASK == tag {
+                sum += (v & STRIPE_COUNT_MASK) as u32;
+                last_end = last_end.max(stripe.last_end.load(Ordering::Relaxed));
+            }
+        }
+        (sum, last_end)
     }
 
     /// HALF_OPEN: takes one trial permission of the published HALF_OPEN state at `now`
@@ -508,9 +632,13 @@ impl FastWindow {
     /// permissions left, a trial window holding `calls` outcomes, a verdict due at `minimum`
     /// calls (`calls < minimum <= MAX_TRIALS`, `permits <= MAX_TRIALS`), the
     /// `maxWaitDurationInHalfOpenState` deadline `deadline` (epoch ns, `u64::MAX` for none),
-    /// and calls slower than `slow_threshold_nanos` counted slow. Call as
+    /// and calls slower than `slow_threshold_nanos` counted slow. With `striped` (the stripe
+    /// successes of this generation the trial window already holds), successes are counted
+    /// in the recording thread's stripe instead of the word: only when the verdict is due at
+    /// the window's full size, so that no permission is left while it is due. Call as
     /// [`publish_count`](Self::publish_count).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn publish_half(
         &self,
         generation: u64,
@@ -519,6 +647,7 @@ impl FastWindow {
         minimum: u32,
         deadline: u64,
         slow_threshold_nanos: u64,
+        striped: Option<u32>,
     ) {
         debug_assert!(permits <= MAX_TRIALS && calls < minimum && minimum <= MAX_TRIALS);
         let h = &self.hot;
@@ -535,8 +664,15 @@ impl FastWindow {
         h.deadline.store(deadline, Ordering::Relaxed);
         h.slow_threshold
             .store(slow_threshold_nanos, Ordering::Relaxed);
+        h.slow_minimum
+            .store(u64::from(striped.unwrap_or(0)), Ordering::Relaxed);
+        let striped = if striped.is_some() { STRIPED } else { 0 };
         h.word.store(
-            (version << HALF_VERSION_SHIFT) | u64::from(permits) << PERMITS_SHIFT | HALF | FAST,
+            (version << HALF_VERSION_SHIFT)
+                | striped
+                | u64::from(permits) << PERMITS_SHIFT
+                | HALF
+                | FAST,
             Ordering::Release,
         );
     }
@@ -676,7 +812,7 @@ mod tests {
     /// verdict at 3 calls, a deadline at 1000 ns, slow above 100 ns.
     fn half_window() -> FastWindow {
         let fast = FastWindow::default();
-        fast.publish_half(7, 2, 1, 3, 1_000, 100);
+        fast.publish_half(7, 2, 1, 3, 1_000, 100, None);
         fast
     }
 
@@ -695,7 +831,7 @@ mod tests {
             })
         );
         assert_eq!(fast.try_acquire_trial(10), None, "sealed");
-        fast.publish_half(8, 1, 0, 1, u64::MAX, 100);
+        fast.publish_half(8, 1, 0, 1, u64::MAX, 100, None);
         assert_eq!(fast.try_acquire_trial(u64::MAX - 1), Some(8));
     }
 
@@ -733,12 +869,70 @@ mod tests {
         assert_eq!(fast.try_record(false, 10, 10, 7), Recorded::No, "sealed");
     }
 
+    /// Striped HALF_OPEN of generation 7: 2 permissions left, 1 outcome in a window of 3
+    /// (the verdict at 3), none of them from stripes.
+    fn striped_half_window() -> FastWindow {
+        let fast = FastWindow::default();
+        fast.publish_half(7, 2, 1, 3, 1_000, 100, Some(0));
+        fast
+    }
+
+    #[test]
+    fn striped_successes_count_per_thread_and_the_last_one_settles() {
+        let fast = striped_half_window();
+        assert_eq!(fast.try_acquire_trial(10), Some(7));
+        // A permission is left: this success cannot complete the window.
+        assert_eq!(fast.record_trial_in_stripe(0, 20, 7), Recorded::Yes);
+        assert_eq!(fast.trial_stripes(7), (1, 20));
+        assert_eq!(fast.try_acquire_trial(10), Some(7));
+        // No permission left: 1 published + 1 striped + this one = 3 = the minimum.
+        assert_eq!(fast.record_trial_in_stripe(3, 30, 7), Recorded::YesSettle);
+        assert_eq!(fast.trial_stripes(7), (2, 30));
+        assert_eq!(fast.trial_stripes(6), (0, 0), "another state's successes");
+        // The word holds none of them, and the thread without a stripe takes the lock.
+        assert_eq!(
+            fast.seal(),
+            Some(Sealed::Trials {
+                permits: 0,
+                successes: 0
+            })
+        );
+        assert_eq!(fast.record_trial_in_stripe(STRIPES, 40, 7), Recorded::No);
+    }
+
+    #[test]
+    fn a_stripe_restarts_its_count_for_a_new_half_open_state() {
+        let fast = striped_half_window();
+        assert_eq!(fast.record_trial_in_stripe(1, 20, 7), Recorded::Yes);
+        assert_eq!(fast.record_trial_in_stripe(1, 25, 7), Recorded::Yes);
+        assert_eq!(fast.trial_stripes(7), (2, 25));
+        fast.seal();
+        // Generation 9, 2 stripe successes already adopted: a new count from 1.
+        fast.publish_half(9, 3, 2, 3, u64::MAX, 100, Some(2));
+        assert_eq!(fast.record_trial_in_stripe(1, 30, 9), Recorded::Yes);
+        assert_eq!(fast.trial_stripes(9), (1, 30));
+        assert_eq!(
+            fast.trial_stripes(7),
+            (0, 0),
+            "overwritten by the new state"
+        );
+    }
+
+    #[test]
+    fn a_striped_success_of_a_closed_path_goes_to_the_lock() {
+        let fast = striped_half_window();
+        fast.seal();
+        // Checked before the seal, stored after it: counted, and the lock decides.
+        assert_eq!(fast.record_trial_in_stripe(0, 20, 7), Recorded::YesSettle);
+        assert_eq!(fast.trial_stripes(7), (1, 20));
+    }
+
     #[test]
     fn a_later_half_open_publish_never_equals_an_earlier_word() {
         let fast = half_window();
         let stale = fast.hot.word.load(Ordering::Relaxed);
         fast.seal();
-        fast.publish_half(7, 2, 1, 3, 1_000, 100);
+        fast.publish_half(7, 2, 1, 3, 1_000, 100, None);
         assert_ne!(
             stale,
             fast.hot.word.load(Ordering::Relaxed),
@@ -920,6 +1114,7 @@ mod loom_models {
                 w.record(NOW, false, false);
                 publish_time_window(fast, &w);
             }
+            Recorded::YesSettle => panic!("a time window has no trials to settle"),
         }
     }
 
@@ -963,7 +1158,15 @@ mod loom_models {
     }
 
     fn publish_trials(fast: &FastWindow, t: &Trials) {
-        fast.publish_half(t.generation, t.permits, t.successes, 2, u64::MAX, u64::MAX);
+        fast.publish_half(
+            t.generation,
+            t.permits,
+            t.successes,
+            2,
+            u64::MAX,
+            u64::MAX,
+            None,
+        );
     }
 
     fn settle_trials(fast: &FastWindow, t: &mut Trials) {
@@ -1053,6 +1256,97 @@ mod loom_models {
                 lock_free,
                 "a lock-free success landed in 1"
             );
+        });
+    }
+
+    /// The machine's side of a striped HALF_OPEN state of generation 1 with a window of 2
+    /// (the verdict at 2): permits left, outcomes in the window, stripe successes adopted.
+    struct Striped {
+        permits: u32,
+        calls: u32,
+        adopted: u32,
+    }
+
+    impl Striped {
+        /// What every locked operation starts with: seal, take the permits back, adopt the
+        /// stripes' new successes. Returns whether the verdict is due.
+        fn seal_and_adopt(&mut self, fast: &FastWindow) -> bool {
+            if let Some(Sealed::Trials { permits, successes }) = fast.seal() {
+                assert_eq!(successes, 0, "striped successes never go to the word");
+                self.permits = permits;
+            }
+            let (counted, _) = fast.trial_stripes(1);
+            assert!(counted >= self.adopted, "stripe counts only grow");
+            self.calls += counted - self.adopted;
+            self.adopted = counted;
+            self.calls >= 2
+        }
+
+        /// What it ends with: publish again while no verdict is due.
+        fn publish(&self, fast: &FastWindow) {
+            if self.calls < 2 {
+                fast.publish_half(
+                    1,
+                    self.permits,
+                    self.calls,
+                    2,
+                    u64::MAX,
+                    u64::MAX,
+                    Some(self.adopted),
+                );
+            }
+        }
+    }
+
+    /// One trial call on the thread owning `stripe`: a permission (lock-free, or under the
+    /// lock), then a success counted in the stripe. Returns whether it asked to settle.
+    fn striped_trial(fast: &FastWindow, machine: &Mutex<Striped>, stripe: usize) -> bool {
+        if fast.try_acquire_trial(0).is_none() {
+            let mut m = crate::sync::lock(machine);
+            m.seal_and_adopt(fast);
+            assert!(m.permits > 0, "two permissions for two calls");
+            m.permits -= 1;
+            m.publish(fast);
+        }
+        match fast.record_trial_in_stripe(stripe, 0, 1) {
+            Recorded::Yes => false,
+            Recorded::YesSettle => true,
+            other => panic!("a striped success recorded as {other:?}"),
+        }
+    }
+
+    /// Striped HALF_OPEN: two trial calls on two threads succeed while the lock holder seals,
+    /// adopts and publishes again (what a metrics read does). Every success is adopted
+    /// exactly once, and the last one either asks to settle or is left for the next locked
+    /// operation, which finds the verdict due: no interleaving loses the verdict.
+    #[test]
+    fn loom_striped_trial_successes_are_adopted_once_and_settled() {
+        model(|| {
+            let fast = Arc::new(FastWindow::default());
+            let machine = Arc::new(Mutex::new(Striped {
+                permits: 2,
+                calls: 0,
+                adopted: 0,
+            }));
+            crate::sync::lock(&machine).publish(&fast);
+            let t = {
+                let (fast, machine) = (fast.clone(), machine.clone());
+                thread::spawn(move || striped_trial(&fast, &machine, 1))
+            };
+            {
+                let mut m = crate::sync::lock(&machine);
+                m.seal_and_adopt(&fast);
+                m.publish(&fast);
+            }
+            let mine = striped_trial(&fast, &machine, 0);
+            let theirs = t.join().unwrap();
+            let mut m = crate::sync::lock(&machine);
+            assert!(
+                m.seal_and_adopt(&fast),
+                "both successes are in: the verdict is due"
+            );
+            assert_eq!((m.calls, m.adopted), (2, 2), "each success adopted once");
+            let _ = (mine, theirs);
         });
     }
 

@@ -287,6 +287,12 @@ pub(crate) struct Machine {
     permits: i64,
     /// HALF_OPEN with `maxWaitDurationInHalfOpenState`: the timer's deadline.
     half_open_timer_at: Option<u64>,
+    /// HALF_OPEN: the trial successes counted in the lock-free path's stripes that the trial
+    /// window holds (see [`seal_fast`](Self::seal_fast)).
+    stripes_adopted: u32,
+    /// HALF_OPEN: when the latest outcome the trial window holds ended (epoch ns), the time
+    /// a verdict completed by adopted stripe successes is made at.
+    last_trial_at: u64,
     /// METRICS_ONLY: rate-exceeded events already published by this state object.
     failure_rate_published: bool,
     slow_call_rate_published: bool,
@@ -316,6 +322,8 @@ impl Machine {
             auto_half_open_at: None,
             permits: 0,
             half_open_timer_at: None,
+            stripes_adopted: 0,
+            last_trial_at: 0,
             failure_rate_published: false,
             slow_call_rate_published: false,
             armed_timer: None,
@@ -400,6 +408,9 @@ impl Machine {
     fn fire_due_timers_slow(&mut self, now: u64, sink: &mut EventSink) {
         loop {
             match self.state {
+                State::HalfOpen if self.trial_verdict_due() => {
+                    self.settle_trials(now, sink);
+                }
                 State::HalfOpen => match self.half_open_timer_at {
                     Some(at) if at <= now => {
                         let to = self.config.transition_to_state_after_wait_duration;
@@ -416,6 +427,28 @@ impl Machine {
                 _ => return,
             }
         }
+    }
+
+    /// HALF_OPEN: the trial window reached its minimum number of calls through adopted
+    /// stripe successes (an outcome recorded here decides at once), so its verdict is due.
+    fn trial_verdict_due(&self) -> bool {
+        self.state == State::HalfOpen
+            && matches!(&self.metrics.window,
+                Window::Count(w) if w.totals().calls >= self.metrics.minimum_number_of_calls)
+    }
+
+    /// The verdict [`trial_verdict_due`](Self::trial_verdict_due) found due, made as of when
+    /// the window's last outcome ended (at most `now`), as Resilience4j makes it on that
+    /// outcome: CLOSED below both thresholds, OPEN otherwise.
+    fn settle_trials(&mut self, now: u64, sink: &mut EventSink) {
+        let at = self.last_trial_at.min(now);
+        let (verdict, _, _) = self.metrics.evaluate(&self.config, at);
+        debug_assert!(!matches!(verdict, Verdict::BelowMinimumCalls));
+        let to = match verdict {
+            Verdict::BelowMinimumCalls | Verdict::Below => State::Closed,
+            _ => State::Open,
+        };
+        let _ = self.transition(to, OpenWait::NextAttempt, at, sink);
     }
 
     // ----- permissions ------------------------------------------------------------------
@@ -558,6 +591,7 @@ impl Machine {
                 self.closed_verdict(verdict, fr, sr, now, sink);
             }
             State::HalfOpen => {
+                self.last_trial_at = now;
                 let (verdict, _, _) = self.metrics.record(&self.config, now, failed, slow);
                 match verdict {
                     Verdict::BelowMinimumCalls => {}
@@ -650,7 +684,9 @@ impl Machine {
                 Window::Empty => false,
             },
             State::HalfOpen => {
-                if matches!(self.half_open_timer_at, Some(at) if at <= now) {
+                if matches!(self.half_open_timer_at, Some(at) if at <= now)
+                    || self.trial_verdict_due()
+                {
                     return false;
                 }
                 if !self.counts_in_half_open(generation) {
@@ -664,6 +700,7 @@ impl Machine {
                     return false;
                 }
                 w.record(failed, slow);
+                self.last_trial_at = now;
                 true
             }
             State::Disabled => true,
@@ -677,7 +714,9 @@ impl Machine {
     /// case: the caller runs `try_acquire`, under the same lock.
     #[inline]
     pub fn try_acquire_quiet(&mut self, now: u64) -> Option<Result<u64, Refusal>> {
-        if self.state != State::HalfOpen || matches!(self.half_open_timer_at, Some(at) if at <= now)
+        if self.state != State::HalfOpen
+            || matches!(self.half_open_timer_at, Some(at) if at <= now)
+            || self.trial_verdict_due()
         {
             return None;
         }
@@ -717,6 +756,24 @@ impl Machine {
             (None, _) => {}
             (Some(sealed), _) => debug_assert!(false, "{sealed:?} sealed on another window"),
         }
+        if self.state == State::HalfOpen {
+            self.adopt_trial_stripes();
+        }
+    }
+
+    /// Adds the trial successes counted in the stripes since the last adoption to the trial
+    /// window. Stripe successes may land after a seal (a thread checks the published state,
+    /// then stores), so every locked operation in HALF_OPEN adopts, sealed path or not.
+    fn adopt_trial_stripes(&mut self) {
+        let (counted, last_end) = self.fast.trial_stripes(self.generation);
+        if counted <= self.stripes_adopted {
+            return;
+        }
+        if let Window::Count(w) = &mut self.metrics.window {
+            w.record_successes(counted - self.stripes_adopted);
+        }
+        self.stripes_adopted = counted;
+        self.last_trial_at = self.last_trial_at.max(last_end);
     }
 
     /// Opens the lock-free path after an operation if the machine allows it and `quiet`
@@ -776,6 +833,9 @@ impl Machine {
         {
             return;
         }
+        // Striped only when the verdict is due at the window's full size: then no permission
+        // is left while it is due, and every call takes the lock, which settles it.
+        let striped = (minimum as usize == w.capacity()).then_some(self.stripes_adopted);
         self.fast.publish_half(
             self.generation,
             self.permits as u32,
@@ -783,6 +843,7 @@ impl Machine {
             minimum,
             self.half_open_timer_at.unwrap_or(u64::MAX),
             self.slow_threshold_nanos,
+            striped,
         );
     }
 
@@ -950,6 +1011,8 @@ impl Machine {
         self.new_state_object(State::HalfOpen, attempts);
         self.metrics = StateMetrics::for_half_open(&self.config);
         self.permits = self.config.permitted_number_of_calls_in_half_open_state as i64;
+        self.stripes_adopted = 0;
+        self.last_trial_at = now;
         let max_wait_ms = self.config.max_wait_duration_in_half_open_state.as_millis() as u64;
         if max_wait_ms >= 1 {
             let at = now.saturating_add(max_wait_ms.saturating_mul(NANOS_PER_MILLI));

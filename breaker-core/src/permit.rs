@@ -29,7 +29,6 @@ pub struct Permit<'a> {
     /// The admitting state in the low 3 bits, its generation (episode) above: the breaker's
     /// state word as it was when the permission was granted.
     admitted: u64,
-    done: bool,
 }
 
 impl<'a> Permit<'a> {
@@ -39,7 +38,6 @@ impl<'a> Permit<'a> {
             breaker,
             start_nanos,
             admitted,
-            done: false,
         }
     }
 
@@ -91,15 +89,25 @@ impl<'a> Permit<'a> {
         self.finish_now(outcome, None);
     }
 
+    /// Takes the permit apart without running its `Drop` (which hands back an unused
+    /// permission): every method that records an outcome or releases goes through here.
+    /// No flag: a flag beside the three words made every move of a permit copy its padding
+    /// byte by byte.
+    #[inline(always)]
+    fn into_parts(self) -> (&'a CircuitBreaker, u64, u64) {
+        let this = std::mem::ManuallyDrop::new(self);
+        (this.breaker, this.start_nanos, this.admitted)
+    }
+
     /// Ends the call now: its duration runs to this clock reading.
     #[inline(always)]
-    fn finish_now(mut self, outcome: Outcome, error_type: Option<&'static str>) {
-        let end = self.breaker.now_nanos();
-        self.done = true;
-        self.breaker.record(
-            self.admitted,
+    fn finish_now(self, outcome: Outcome, error_type: Option<&'static str>) {
+        let (breaker, start_nanos, admitted) = self.into_parts();
+        let end = breaker.now_nanos();
+        breaker.record(
+            admitted,
             outcome,
-            end.saturating_sub(self.start_nanos),
+            end.saturating_sub(start_nanos),
             end,
             error_type,
         );
@@ -123,27 +131,25 @@ impl<'a> Permit<'a> {
     /// is one of that HALF_OPEN state's trial calls (whichever state granted it, with
     /// [`exact_resilience4j`](crate::CircuitBreakerConfigBuilder::exact_resilience4j));
     /// in every other state nothing happens.
-    pub fn release(mut self) {
-        self.done = true;
-        self.breaker.release(self.admitted);
+    pub fn release(self) {
+        let (breaker, _, admitted) = self.into_parts();
+        breaker.release(admitted);
     }
 
     #[inline]
-    fn finish(mut self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
-        self.done = true;
+    fn finish(self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
+        let (breaker, _, admitted) = self.into_parts();
         let nanos = elapsed.as_nanos().min(u128::from(u64::MAX)) as u64;
-        let end = self.breaker.now_nanos();
-        self.breaker
-            .record(self.admitted, outcome, nanos, end, error_type);
+        let end = breaker.now_nanos();
+        breaker.record(admitted, outcome, nanos, end, error_type);
     }
 }
 
 impl Drop for Permit<'_> {
+    /// Only a permit with no outcome recorded gets here (see `into_parts`).
     #[inline(always)]
     fn drop(&mut self) {
-        if !self.done {
-            self.drop_unfinished();
-        }
+        self.drop_unfinished();
     }
 }
 
