@@ -246,6 +246,9 @@ impl CircuitBreaker {
             }
             let subscribed = self.inner.subscribers.any();
             m.set_quiet(!subscribed);
+            // What the lock-free path left pending (late trial successes, a verdict the
+            // stripes made due) comes before the operation, whatever it is.
+            m.settle_pending(now, &mut sink);
             let r = f(&mut m, now, &mut sink);
             m.publish_fast(!subscribed);
             let word = pack(m.state(), m.generation());
@@ -557,13 +560,14 @@ impl CircuitBreaker {
         self.with_machine(|m, now, sink| m.check_closed(now, sink));
     }
 
-    /// Settles HALF_OPEN's verdict under the lock after a trial success counted in a stripe
-    /// that may have completed the trial window (see [`Recorded::YesSettle`]): the locked
-    /// operation adopts the stripes, and a complete window is decided first thing.
+    /// Settles under the lock after a trial success counted in a stripe that may have
+    /// completed the trial window, or that may have come after its HALF_OPEN state ended
+    /// (see [`Recorded::YesSettle`]): every locked operation adopts the stripes and settles
+    /// what they left pending first (`Machine::settle_pending`), so an empty one will do.
     #[cold]
     #[inline(never)]
     fn settle_trials(&self) {
-        self.with_machine(|m, now, sink| m.fire_due_timers(now, sink));
+        self.with_machine(|_, _, _| {});
     }
 
     /// [`record`](Self::record) under the lock.
@@ -972,15 +976,22 @@ mod striped_trial_tests {
     const T0_MS: u64 = 1_700_000_000_000;
 
     fn half_open(clock: &ManualClock) -> CircuitBreaker {
-        let config = CircuitBreakerConfig::builder()
-            .permitted_number_of_calls_in_half_open_state(2)
-            .minimum_number_of_calls(2)
+        half_open_with(clock, 2)
+    }
+
+    fn config(clock: &ManualClock, permitted: i64) -> CircuitBreakerConfig {
+        CircuitBreakerConfig::builder()
+            .permitted_number_of_calls_in_half_open_state(permitted)
+            .minimum_number_of_calls(permitted)
             .failure_rate_threshold(50.0)
             .wait_duration_in_open_state(Duration::from_secs(10))
             .clock(Arc::new(clock.clone()))
             .build()
-            .expect("valid config");
-        let cb = CircuitBreaker::new("striped", config);
+            .expect("valid config")
+    }
+
+    fn half_open_with(clock: &ManualClock, permitted: i64) -> CircuitBreaker {
+        let cb = CircuitBreaker::new("striped", config(clock, permitted));
         cb.transition_to_open_state().expect("CLOSED -> OPEN");
         cb.transition_to_half_open_state()
             .expect("OPEN -> HALF_OPEN");
@@ -998,6 +1009,78 @@ mod striped_trial_tests {
         );
         assert_eq!(answer, Recorded::YesSettle, "it was the last outcome");
         std::mem::forget(permit);
+    }
+
+    /// Counts `permit`'s success in this thread's stripe without settling, whatever the
+    /// answer: a success checked against the published state just before a seal and stored
+    /// just after it.
+    fn late_success(cb: &CircuitBreaker, permit: Permit<'_>) {
+        let end = cb.now_nanos();
+        let _ = cb.inner.fast.record_trial_in_stripe(
+            crate::striped::thread_index(),
+            end,
+            permit.episode(),
+        );
+        std::mem::forget(permit);
+    }
+
+    #[test]
+    fn a_trial_success_stored_after_its_state_ended_counts_in_the_next_one() {
+        let clock = ManualClock::at_epoch_millis(T0_MS);
+        let cb = half_open(&clock);
+        let first = cb.try_acquire_permission().expect("trial 1");
+        let second = cb.try_acquire_permission().expect("trial 2");
+        first.on_success();
+        cb.transition_to_closed_state()
+            .expect("HALF_OPEN -> CLOSED");
+        late_success(&cb, second);
+        // As any outcome of an earlier state, it is recorded in the current one (as in
+        // Resilience4j, and as the lock-free compare-and-swap that failed used to do).
+        let m = cb.metrics();
+        assert_eq!(m.number_of_successful_calls, 1);
+        assert_eq!(m.number_of_buffered_calls, 1);
+    }
+
+    #[test]
+    fn a_reconfiguration_first_settles_a_verdict_the_stripes_made_due() {
+        let clock = ManualClock::at_epoch_millis(T0_MS);
+        let cb = half_open_with(&clock, 3);
+        let trials: Vec<_> = (0..3)
+            .map(|_| cb.try_acquire_permission().expect("a trial"))
+            .collect();
+        let mut trials = trials.into_iter();
+        trials.next().unwrap().on_success();
+        trials.next().unwrap().on_success();
+        unseen_success(&cb, trials.next().unwrap());
+        // The verdict (CLOSED: 3 of 3 succeeded) comes before the new config, which would
+        // otherwise replace the complete trial window with an empty one and no permission.
+        cb.replace_config(config(&clock, 2));
+        assert_eq!(cb.state(), State::Closed);
+    }
+
+    #[test]
+    fn a_shrunk_trial_window_takes_what_it_holds_and_the_rest_count_after_it() {
+        let clock = ManualClock::at_epoch_millis(T0_MS);
+        let cb = half_open_with(&clock, 4);
+        let trials: Vec<_> = (0..4)
+            .map(|_| cb.try_acquire_permission().expect("a trial"))
+            .collect();
+        // A fresh trial window of 2 (no permission left: 4 are in flight).
+        cb.replace_config(config(&clock, 2));
+        let mut trials = trials.into_iter();
+        trials.next().unwrap().on_success();
+        assert_eq!(cb.state(), State::HalfOpen);
+        // Three more succeed before anything settles: two fill the window (CLOSED), the
+        // third is an outcome after the verdict and counts in CLOSED.
+        for t in trials {
+            late_success(&cb, t);
+        }
+        assert_eq!(cb.state(), State::Closed);
+        let m = cb.metrics();
+        assert_eq!(
+            m.number_of_successful_calls, 2,
+            "4 successes, 2 in the trial window"
+        );
     }
 
     #[test]

@@ -180,6 +180,16 @@ fn coarse_since_base() -> u64 {
     }
 }
 
+/// Brings the cached reading up to the exact time (it only moves forward). For a timer that
+/// wakes up: under load the ticker thread can lag by several milliseconds, and a timer task
+/// that read the cached time would find its deadline not yet reached.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+pub(crate) fn refresh_cached_reading() {
+    COARSE
+        .since_base
+        .fetch_max(precise_since_base(), Ordering::Relaxed);
+}
+
 /// The ticker is parked (or not started): read the exact time, publish it, wake the ticker.
 #[cold]
 #[inline(never)]

@@ -73,6 +73,12 @@
 //! update's reads happen before any write the machine makes after sealing, so they saw the
 //! window as published.
 //!
+//! Striped trial successes are the one lock-free write outside the word: a stripe store can
+//! land after a seal (the thread checked the published state before it). So the machine
+//! adopts the stripes at every locked operation in HALF_OPEN, sealed path or not, counting
+//! per stripe generation so that nothing is adopted twice, and after it leaves a HALF_OPEN
+//! state it still adopts that state's late successes, into the state that followed.
+//!
 //! Rings are allocated once per power-of-two size class and reused by every later window of
 //! that class (never two live windows at once: a breaker has one CLOSED window at a time, and
 //! OPEN carries the very window CLOSED had), so a config change never frees memory the
@@ -243,6 +249,7 @@ struct Hot {
     /// HALF: the trial window's calls (low 32 bits) and its minimum number of calls (high).
     calls_failed: AtomicU64,
     /// TIME: the window's slow calls (low 32 bits), the minimum number of calls (high).
+    /// HALF, striped: the stripe successes the published trial window already holds.
     slow_minimum: AtomicU64,
     /// TIME: the failure-rate threshold's `f32` bits (low), the slow-call one's (high).
     thresholds: AtomicU64,
@@ -375,12 +382,18 @@ impl FastWindow {
         let h = &self.hot;
         let w = h.word.load(Ordering::Acquire);
         if w & (FAST | MODE) != FAST | HALF {
-            // Closed (a lock holder is at work, or the path is shut): let the lock decide.
+            // Closed (a lock holder is at work, or the path is shut) or no longer on
+            // HALF_OPEN: the lock adopts this success, into the state that followed if this
+            // one has ended.
             return Recorded::YesSettle;
         }
-        if (w >> PERMITS_SHIFT) & TRIAL_MASK != 0 || h.shape.load(Ordering::Relaxed) != generation {
-            // A permission is left, so a trial call is still to come; or another HALF_OPEN
-            // state is published, so this one was settled already.
+        if h.shape.load(Ordering::Relaxed) != generation {
+            // Another HALF_OPEN state is published: this one ended, maybe before it adopted
+            // this success; the lock hands it to the state that followed.
+            return Recorded::YesSettle;
+        }
+        if (w >> PERMITS_SHIFT) & TRIAL_MASK != 0 {
+            // A permission is left, so a trial call is still to come.
             return Recorded::Yes;
         }
         let calls_minimum = h.calls_failed.load(Ordering::Relaxed);

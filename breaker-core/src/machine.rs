@@ -293,6 +293,13 @@ pub(crate) struct Machine {
     /// HALF_OPEN: when the latest outcome the trial window holds ended (epoch ns), the time
     /// a verdict completed by adopted stripe successes is made at.
     last_trial_at: u64,
+    /// The last HALF_OPEN state left: its generation and the stripe successes adopted from
+    /// it, so that a success counted in a stripe after it ended (checked before a seal,
+    /// stored after it) still reaches the state that followed, as any late outcome does.
+    retired_trials: Option<(u64, u32)>,
+    /// Stripe successes of the retired HALF_OPEN state found since, to record in the
+    /// current state (see [`settle_pending`](Self::settle_pending)).
+    late_trials: u32,
     /// METRICS_ONLY: rate-exceeded events already published by this state object.
     failure_rate_published: bool,
     slow_call_rate_published: bool,
@@ -324,6 +331,8 @@ impl Machine {
             half_open_timer_at: None,
             stripes_adopted: 0,
             last_trial_at: 0,
+            retired_trials: None,
+            late_trials: 0,
             failure_rate_published: false,
             slow_call_rate_published: false,
             armed_timer: None,
@@ -397,7 +406,7 @@ impl Machine {
     // ----- timers -----------------------------------------------------------------------
 
     /// Fires every timer due at `now`, earliest first, each with the clock reading its own
-    /// deadline.
+    /// deadline; in HALF_OPEN a verdict that adopted stripe successes made due comes first.
     #[inline]
     pub fn fire_due_timers(&mut self, now: u64, sink: &mut EventSink) {
         if matches!(self.state, State::HalfOpen | State::Open) {
@@ -429,8 +438,38 @@ impl Machine {
         }
     }
 
-    /// HALF_OPEN: the trial window reached its minimum number of calls through adopted
-    /// stripe successes (an outcome recorded here decides at once), so its verdict is due.
+    /// What a locked operation does first, after [`seal_fast`](Self::seal_fast): records the
+    /// late stripe successes of the retired HALF_OPEN state in the current state (as
+    /// [`on_outcome`](Self::on_outcome) records any outcome of an earlier state), then makes a
+    /// HALF_OPEN verdict that adopted stripe successes made due.
+    pub fn settle_pending(&mut self, now: u64, sink: &mut EventSink) {
+        if self.late_trials > 0 {
+            let generation = self.retired_trials.map_or(0, |(g, _)| g);
+            for _ in 0..std::mem::take(&mut self.late_trials) {
+                self.on_outcome(
+                    Outcome::Success,
+                    Duration::ZERO,
+                    None,
+                    generation,
+                    now,
+                    sink,
+                );
+            }
+        }
+        if self.trial_verdict_due() {
+            self.settle_trials(now, sink);
+        }
+    }
+
+    /// Whether [`settle_pending`](Self::settle_pending) has anything to do: the quiet paths
+    /// leave such an operation to the full one.
+    fn settle_is_pending(&self) -> bool {
+        self.late_trials > 0 || self.trial_verdict_due()
+    }
+
+    /// HALF_OPEN: the trial window reached its minimum number of calls without a verdict:
+    /// through adopted stripe successes (an outcome recorded here decides at once), or a
+    /// reconfiguration that lowered the minimum.
     fn trial_verdict_due(&self) -> bool {
         self.state == State::HalfOpen
             && matches!(&self.metrics.window,
@@ -630,13 +669,14 @@ impl Machine {
     /// - CLOSED, a time window, and the outcome leaves the window below the minimum number of
     ///   calls or both rates below their thresholds;
     /// - HALF_OPEN, a trial call of this HALF_OPEN state, no timer due, and the window still
-    ///   below the minimum number of calls after it (no verdict yet);
+    ///   below the minimum number of calls after it (no verdict yet, none due);
     /// - HALF_OPEN, a call admitted by an earlier state (default mode), no timer due: nothing
     ///   happens to it (its event would be the only trace);
-    /// - DISABLED: nothing is recorded.
+    /// - DISABLED: nothing is recorded;
     ///
-    /// Then the outcome is recorded and `true` returned; nothing else would have happened (no
-    /// event, timer or transition). Otherwise nothing is done and `false` is returned: the
+    /// and in every case nothing for [`settle_pending`](Self::settle_pending). Then the
+    /// outcome is recorded and `true` returned; nothing else would have happened (no event,
+    /// timer or transition). Otherwise nothing is done and `false` is returned: the
     /// caller runs `on_outcome`, under the same lock.
     #[inline]
     pub fn try_record_quiet(
@@ -646,6 +686,9 @@ impl Machine {
         generation: u64,
         now: u64,
     ) -> bool {
+        if self.late_trials > 0 {
+            return false;
+        }
         let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
         match self.state {
             State::Closed => match &mut self.metrics.window {
@@ -709,14 +752,15 @@ impl Machine {
     }
 
     /// The common cases of [`try_acquire`](Self::try_acquire) in HALF_OPEN, for a caller
-    /// that knows nobody is subscribed: no timer due, and a trial permission left (granted:
+    /// that knows nobody is subscribed: no timer due, nothing for
+    /// [`settle_pending`](Self::settle_pending), and a trial permission left (granted:
     /// `Ok` with the state's generation) or none (refused and counted). `None` in any other
     /// case: the caller runs `try_acquire`, under the same lock.
     #[inline]
     pub fn try_acquire_quiet(&mut self, now: u64) -> Option<Result<u64, Refusal>> {
         if self.state != State::HalfOpen
             || matches!(self.half_open_timer_at, Some(at) if at <= now)
-            || self.trial_verdict_due()
+            || self.settle_is_pending()
         {
             return None;
         }
@@ -759,6 +803,13 @@ impl Machine {
         if self.state == State::HalfOpen {
             self.adopt_trial_stripes();
         }
+        if let Some((generation, adopted)) = &mut self.retired_trials {
+            let (counted, _) = self.fast.trial_stripes(*generation);
+            if counted > *adopted {
+                self.late_trials += counted - *adopted;
+                *adopted = counted;
+            }
+        }
     }
 
     /// Adds the trial successes counted in the stripes since the last adoption to the trial
@@ -769,10 +820,16 @@ impl Machine {
         if counted <= self.stripes_adopted {
             return;
         }
-        if let Window::Count(w) = &mut self.metrics.window {
-            w.record_successes(counted - self.stripes_adopted);
-        }
-        self.stripes_adopted = counted;
+        let Window::Count(w) = &mut self.metrics.window else {
+            return;
+        };
+        // Never past the window's size (a window a reconfiguration shrank can be owed more
+        // successes than it holds): once it is full the verdict is due, and the successes
+        // left over reach the state after it, as late outcomes (see `retired_trials`).
+        let room = (w.capacity() as u32).saturating_sub(w.totals().calls);
+        let adopted = (counted - self.stripes_adopted).min(room);
+        w.record_successes(adopted);
+        self.stripes_adopted += adopted;
         self.last_trial_at = self.last_trial_at.max(last_end);
     }
 
@@ -835,7 +892,10 @@ impl Machine {
         }
         // Striped only when the verdict is due at the window's full size: then no permission
         // is left while it is due, and every call takes the lock, which settles it.
-        let striped = (minimum as usize == w.capacity()).then_some(self.stripes_adopted);
+        // Not in exact Resilience4j mode, where outcomes of earlier states also count in
+        // the trial window and could fill it before the trial calls in flight finish.
+        let striped = (minimum as usize == w.capacity() && !self.config.exact_resilience4j)
+            .then_some(self.stripes_adopted);
         self.fast.publish_half(
             self.generation,
             self.permits as u32,
@@ -950,6 +1010,9 @@ impl Machine {
     }
 
     fn new_state_object(&mut self, state: State, attempts: u32) {
+        if self.state == State::HalfOpen {
+            self.retired_trials = Some((self.generation, self.stripes_adopted));
+        }
         self.state = state;
         self.attempts = attempts;
         self.generation += 1;
@@ -1053,6 +1116,8 @@ impl Machine {
                 }
             }
             State::HalfOpen => {
+                // A verdict this makes due (a lower minimum) is made now, not back-dated.
+                self.last_trial_at = self.last_trial_at.max(now);
                 let old_p = old.permitted_number_of_calls_in_half_open_state;
                 let new_p = new.permitted_number_of_calls_in_half_open_state;
                 if old_p != new_p {

@@ -102,8 +102,10 @@ impl<'a> Permit<'a> {
     /// Ends the call now: its duration runs to this clock reading.
     #[inline(always)]
     fn finish_now(self, outcome: Outcome, error_type: Option<&'static str>) {
+        // The clock first: should a custom clock panic, the permit is still whole and its
+        // drop records the failure.
+        let end = self.breaker.now_nanos();
         let (breaker, start_nanos, admitted) = self.into_parts();
-        let end = breaker.now_nanos();
         breaker.record(
             admitted,
             outcome,
@@ -138,9 +140,9 @@ impl<'a> Permit<'a> {
 
     #[inline]
     fn finish(self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
+        let end = self.breaker.now_nanos();
         let (breaker, _, admitted) = self.into_parts();
         let nanos = elapsed.as_nanos().min(u128::from(u64::MAX)) as u64;
-        let end = breaker.now_nanos();
         breaker.record(admitted, outcome, nanos, end, error_type);
     }
 }

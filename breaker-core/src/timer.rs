@@ -21,6 +21,9 @@ pub(crate) fn schedule(cb: &CircuitBreaker, at: u64) {
             tokio::time::sleep(Duration::from_nanos(delay)).await;
             let Some(inner) = weak.upgrade() else { return };
             let cb = CircuitBreaker::from_inner(inner);
+            // The breaker reads the cached clock, which a loaded machine's ticker thread may
+            // have left milliseconds behind: catch it up so the deadline is seen as reached.
+            crate::clock::refresh_cached_reading();
             cb.poll_timers();
             // The same timer still pending (the runtime woke a little early): sleep again.
             match cb.next_timer() {
