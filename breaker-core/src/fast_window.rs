@@ -387,14 +387,27 @@ impl FastWindow {
             // one has ended.
             return Recorded::YesSettle;
         }
+        if (w >> PERMITS_SHIFT) & TRIAL_MASK != 0 {
+            // A permission is left, so a trial call is still to come (or, if another
+            // HALF_OPEN state is published, the next locked operation adopts this success
+            // into it as a late one).
+            return Recorded::Yes;
+        }
+        self.last_trial_outcome(w, generation)
+    }
+
+    /// The end of [`record_trial_in_stripe`](Self::record_trial_in_stripe) once no
+    /// permission is left: whether this success may have completed the trial window. Out of
+    /// line, so that the common case saves no registers (stores the next locked
+    /// instruction would wait for).
+    #[cold]
+    #[inline(never)]
+    fn last_trial_outcome(&self, w: u64, generation: u64) -> Recorded {
+        let h = &self.hot;
         if h.shape.load(Ordering::Relaxed) != generation {
             // Another HALF_OPEN state is published: this one ended, maybe before it adopted
             // this success; the lock hands it to the state that followed.
             return Recorded::YesSettle;
-        }
-        if (w >> PERMITS_SHIFT) & TRIAL_MASK != 0 {
-            // A permission is left, so a trial call is still to come.
-            return Recorded::Yes;
         }
         let calls_minimum = h.calls_failed.load(Ordering::Relaxed);
         let adopted = h.slow_minimum.load(Ordering::Relaxed) as u32;
