@@ -999,29 +999,24 @@ mod striped_trial_tests {
     }
 
     /// Counts `permit`'s success in this thread's stripe, ending now, as the lock-free path
-    /// does, but without settling: the race's outcome.
+    /// does, but without settling, although it was the last outcome: the race's outcome.
     fn unseen_success(cb: &CircuitBreaker, permit: Permit<'_>) {
+        let answer = late_success(cb, permit);
+        assert_eq!(answer, Recorded::YesSettle, "it was the last outcome");
+    }
+
+    /// Counts `permit`'s success in this thread's stripe without settling, whatever the
+    /// answer (returned): a success checked against the published state just before a seal
+    /// and stored just after it.
+    fn late_success(cb: &CircuitBreaker, permit: Permit<'_>) -> Recorded {
         let end = cb.now_nanos();
         let answer = cb.inner.fast.record_trial_in_stripe(
             crate::striped::thread_index(),
             end,
             permit.episode(),
         );
-        assert_eq!(answer, Recorded::YesSettle, "it was the last outcome");
         std::mem::forget(permit);
-    }
-
-    /// Counts `permit`'s success in this thread's stripe without settling, whatever the
-    /// answer: a success checked against the published state just before a seal and stored
-    /// just after it.
-    fn late_success(cb: &CircuitBreaker, permit: Permit<'_>) {
-        let end = cb.now_nanos();
-        let _ = cb.inner.fast.record_trial_in_stripe(
-            crate::striped::thread_index(),
-            end,
-            permit.episode(),
-        );
-        std::mem::forget(permit);
+        answer
     }
 
     #[test]
@@ -1033,7 +1028,7 @@ mod striped_trial_tests {
         first.on_success();
         cb.transition_to_closed_state()
             .expect("HALF_OPEN -> CLOSED");
-        late_success(&cb, second);
+        let _ = late_success(&cb, second);
         // As any outcome of an earlier state, it is recorded in the current one (as in
         // Resilience4j, and as the lock-free compare-and-swap that failed used to do).
         let m = cb.metrics();
@@ -1073,7 +1068,7 @@ mod striped_trial_tests {
         // Three more succeed before anything settles: two fill the window (CLOSED), the
         // third is an outcome after the verdict and counts in CLOSED.
         for t in trials {
-            late_success(&cb, t);
+            let _ = late_success(&cb, t);
         }
         assert_eq!(cb.state(), State::Closed);
         let m = cb.metrics();

@@ -406,7 +406,7 @@ impl Machine {
     // ----- timers -----------------------------------------------------------------------
 
     /// Fires every timer due at `now`, earliest first, each with the clock reading its own
-    /// deadline; in HALF_OPEN a verdict that adopted stripe successes made due comes first.
+    /// deadline.
     #[inline]
     pub fn fire_due_timers(&mut self, now: u64, sink: &mut EventSink) {
         if matches!(self.state, State::HalfOpen | State::Open) {
@@ -417,9 +417,6 @@ impl Machine {
     fn fire_due_timers_slow(&mut self, now: u64, sink: &mut EventSink) {
         loop {
             match self.state {
-                State::HalfOpen if self.trial_verdict_due() => {
-                    self.settle_trials(now, sink);
-                }
                 State::HalfOpen => match self.half_open_timer_at {
                     Some(at) if at <= now => {
                         let to = self.config.transition_to_state_after_wait_duration;
@@ -686,7 +683,7 @@ impl Machine {
         generation: u64,
         now: u64,
     ) -> bool {
-        if self.late_trials > 0 {
+        if self.settle_is_pending() {
             return false;
         }
         let slow = elapsed.as_nanos() > self.slow_threshold_nanos as u128;
@@ -727,9 +724,7 @@ impl Machine {
                 Window::Empty => false,
             },
             State::HalfOpen => {
-                if matches!(self.half_open_timer_at, Some(at) if at <= now)
-                    || self.trial_verdict_due()
-                {
+                if matches!(self.half_open_timer_at, Some(at) if at <= now) {
                     return false;
                 }
                 if !self.counts_in_half_open(generation) {
