@@ -97,6 +97,7 @@ impl Loaded {
 pub struct Loader {
     profiles: Vec<String>,
     env: Option<HashMap<String, String>>,
+    args: Vec<String>,
     limits: Limits,
 }
 
@@ -107,12 +108,14 @@ impl Default for Loader {
 }
 
 impl Loader {
-    /// A loader using the process environment (placeholders, `SPRING_PROFILES_ACTIVE`) and
-    /// default [`Limits`].
+    /// A loader using the process environment (overrides, `SPRING_APPLICATION_JSON`,
+    /// placeholders, `SPRING_PROFILES_ACTIVE`), no command-line arguments, and default
+    /// [`Limits`].
     pub fn new() -> Self {
         Loader {
             profiles: Vec::new(),
             env: None,
+            args: Vec::new(),
             limits: Limits::default(),
         }
     }
@@ -128,9 +131,39 @@ impl Loader {
         self
     }
 
-    /// Uses `vars` instead of the process environment.
+    /// Uses `vars` instead of the process environment, for everything the environment
+    /// feeds: overrides with Spring Boot's relaxed names
+    /// (`RESILIENCE4J_RETRY_INSTANCES_PAYMENTS_MAXATTEMPTS=5`), `SPRING_APPLICATION_JSON`,
+    /// placeholders and `SPRING_PROFILES_ACTIVE`.
     pub fn env(mut self, vars: HashMap<String, String>) -> Self {
         self.env = Some(vars);
+        self
+    }
+
+    /// Reads these command-line arguments as Spring Boot's `SpringApplication.run(args)`
+    /// does: `--resilience4j.retry.instances.payments.max-attempts=5` overrides every other
+    /// source. Pass the program's arguments without the program name
+    /// (`std::env::args().skip(1)`); arguments that are not `--name[=value]` are ignored,
+    /// and a bare `--` ends the options.
+    ///
+    /// Precedence, as Spring Boot's externalized configuration: command line >
+    /// `SPRING_APPLICATION_JSON` > OS environment > profile files > application files.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// This loader with the process environment read now and kept: later loads (a live
+    /// reload) see the environment as it was at start, as a running Spring Boot application
+    /// does. A loader given [`env`](Self::env) is returned unchanged.
+    pub fn with_environment_fixed(mut self) -> Self {
+        if self.env.is_none() {
+            self.env = Some(std::env::vars().collect());
+        }
         self
     }
 
@@ -186,7 +219,11 @@ impl Loader {
         }])
     }
 
-    /// Loads several texts, later ones overriding earlier ones.
+    /// Loads several texts, later ones overriding earlier ones; the environment,
+    /// `SPRING_APPLICATION_JSON` and the command-line arguments override them all.
+    ///
+    /// Errors: as [`load_files`](Self::load_files), and [`LoadError::Syntax`] for a
+    /// `SPRING_APPLICATION_JSON` that is not a JSON object or an argument `--=value`.
     pub fn load_sources(&self, sources: &[SourceText]) -> Result<Loaded, LoadError> {
         let mut warnings = Vec::new();
         let mut docs = Vec::new();
@@ -209,6 +246,8 @@ impl Loader {
                 &process_env
             }
         };
+        // The environment, SPRING_APPLICATION_JSON and the command line rank above every file.
+        docs.extend(crate::sources::documents(env, &self.args)?);
         let all: Vec<&Document> = docs.iter().collect();
         let pre = Resolver {
             env,
@@ -218,7 +257,9 @@ impl Loader {
         };
         let profiles = ActiveProfiles::choose_resolved(
             &self.profiles,
-            env.get("SPRING_PROFILES_ACTIVE").map(String::as_str),
+            // SPRING_PROFILES_ACTIVE is in the environment document, ranked below the
+            // JSON and command-line documents, as in Spring Boot.
+            None,
             &docs,
             &|v: &str| pre.resolve(v).unwrap_or_else(|_| v.to_string()),
         );
@@ -233,6 +274,7 @@ impl Loader {
             limits: &self.limits,
             work: Default::default(),
         };
+        crate::unresolved::warnings(&refs, &resolver, &mut warnings);
         let section = bind::bind(&refs, &resolver, &mut warnings);
         let mut config = resolve::resolve_all(&section, profiles.names);
         crate::to_core::validate_with_core(&mut config);
