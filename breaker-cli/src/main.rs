@@ -76,6 +76,9 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
                 println!("{}", serde_json::json!({ "loadError": e.to_string() }));
             }
             eprintln!("error: {e}");
+            if !json {
+                println!("{}", text::counts(1, 0));
+            }
             return ExitCode::from(1);
         }
     };
@@ -105,6 +108,10 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
                 if warnings.len() == 1 { "" } else { "s" }
             );
         }
+    }
+    if !json {
+        // Last, after the errors: the count of both, so nothing above an error says "none".
+        println!("{}", text::counts(errors.len(), warnings.len()));
     }
     if errors.is_empty() && !failed_strict {
         ExitCode::SUCCESS

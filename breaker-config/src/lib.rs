@@ -57,6 +57,7 @@ mod limits;
 mod live;
 mod load;
 mod management;
+mod map_keys;
 mod model;
 pub mod modules;
 mod origin;

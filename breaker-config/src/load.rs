@@ -267,7 +267,10 @@ impl Loader {
             .into_iter()
             .filter(|d| document_active(d, &profiles, &mut warnings))
             .collect();
-        let refs: Vec<&Document> = active.iter().collect();
+        // Names spelled differently under relaxed equality bind the same settings (Spring's
+        // binder); the documents returned stay as written.
+        let shared = crate::map_keys::share_relaxed_entries(&active);
+        let refs: Vec<&Document> = shared.as_ref().unwrap_or(&active).iter().collect();
         let resolver = Resolver {
             env,
             docs: &refs,
