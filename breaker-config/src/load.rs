@@ -57,7 +57,9 @@ pub struct Loaded {
     /// Unknown keys, 1.x keys, ignored documents.
     pub warnings: Vec<Warning>,
     /// Every active document, lowest precedence first: the parsed model of all sections
-    /// (retry, bulkhead, spring.*, ...), kept for callers that need them.
+    /// (retry, bulkhead, spring.*, ...), kept for callers that need them. After the files'
+    /// documents come those of the environment, `SPRING_APPLICATION_JSON` (when set) and the
+    /// command line (their properties' origins name the variable or argument).
     pub documents: Vec<Document>,
     /// The `management.*` settings (metric tags, health indicators, endpoint exposure) and
     /// each module's `tags` / `metrics.enabled`.

@@ -44,13 +44,18 @@ pub(crate) fn warnings(docs: &[&Document], resolver: &Resolver<'_>, out: &mut Ve
             }
             for name in names {
                 let env = name.replace(['.', '-'], "_").to_ascii_uppercase();
+                let set = if env == name {
+                    format!("set the environment variable {name}")
+                } else {
+                    format!("set {name}, e.g. as the environment variable {env}")
+                };
                 let w = Warning::new(
                     Some(p.value_origin.clone()),
                     p.key.clone(),
                     format!(
                         "could not resolve placeholder '${{{name}}}': the value keeps the text \
-                         '${{{name}}}', as in Spring Boot (set {name}, e.g. as the environment \
-                         variable {env}, or give a default: ${{{name}:value}})"
+                         '${{{name}}}', as in Spring Boot ({set}, or give a default: \
+                         ${{{name}:value}})"
                     ),
                 );
                 found.push(((di, pi), w));

@@ -306,3 +306,37 @@ fn a_reload_keeps_the_environment_and_arguments_of_the_start() {
     assert_eq!(cb().failure_rate_threshold(), 30.0);
     assert_eq!(cb().sliding_window_size(), 7);
 }
+
+/// Variables under `BREAKER_` that are no setting (`BREAKER_CONFIG` names the file the
+/// global registry loads) are not warned about; a `breaker.*` setting in the environment
+/// still applies.
+#[test]
+fn other_breaker_variables_are_not_settings() {
+    let l = load(Loader::new().env(env(&[
+        ("BREAKER_CONFIG", "/etc/app/application.yml"),
+        ("BREAKER_REDIS_KEY_PREFIX", "shop:"),
+        ("PATH", "/usr/bin"),
+    ])));
+    assert_eq!(
+        l.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+        Vec::<String>::new()
+    );
+    // `_` separates elements: BREAKER_REDIS_KEY_PREFIX is breaker.redis.key.prefix, no
+    // setting (breaker's own keys have only the canonical environment form, unlike the
+    // legacy form of Resilience4j settings below); BREAKER_REDIS_KEYPREFIX is key-prefix.
+    assert_eq!(l.shared_store.redis.key_prefix, None);
+    let l = load(Loader::new().env(env(&[("BREAKER_REDIS_KEYPREFIX", "shop:")])));
+    assert_eq!(l.shared_store.redis.key_prefix.as_deref(), Some("shop:"));
+}
+
+/// Spring Boot's binder also looks a setting up by its legacy environment name, `_` for the
+/// dashes of `failure-rate-threshold`.
+#[test]
+fn a_setting_under_its_legacy_environment_name() {
+    let l = load(Loader::new().env(env(&[
+        ("RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURE_RATE_THRESHOLD", "35"),
+        ("RESILIENCE4J_RETRY_INSTANCES_PAYMENTS_MAX_ATTEMPTS", "6"),
+    ])));
+    assert_eq!(threshold(&l, "payments").0, 35.0);
+    assert_eq!(l.modules.retry.instances["payments"].max_attempts.value, 6);
+}

@@ -23,21 +23,62 @@ pub(crate) fn property_key(name: &str) -> Option<String> {
     if name.contains('.') {
         return (!parse_name(name).is_empty()).then(|| name.to_string());
     }
+    // (text, is_index)
+    let mut elements: Vec<(String, bool)> = name
+        .split('_')
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let lower = e.to_lowercase();
+            let index = lower.bytes().all(|b| b.is_ascii_digit());
+            (lower, index)
+        })
+        .collect();
+    join_legacy_setting_name(&mut elements);
     let mut key = String::new();
-    for element in name.split('_').filter(|e| !e.is_empty()) {
-        let lower = element.to_lowercase();
-        if lower.bytes().all(|b| b.is_ascii_digit()) {
+    for (text, index) in elements {
+        if index {
             key.push('[');
-            key.push_str(&lower);
+            key.push_str(&text);
             key.push(']');
         } else {
             if !key.is_empty() {
                 key.push('.');
             }
-            key.push_str(&lower);
+            key.push_str(&text);
         }
     }
     (!key.is_empty() && !parse_name(&key).is_empty()).then_some(key)
+}
+
+/// The maps of instances and configs under `resilience4j.<section>`.
+const MAPS: [&str; 4] = ["instances", "configs", "backends", "limiters"];
+
+/// Spring Boot also finds a setting of a Resilience4j section under its "legacy" environment
+/// name, with `_` for the dashes of `failure-rate-threshold`
+/// (`RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURE_RATE_THRESHOLD`): the binder looks
+/// every bean property up by both names (`SystemEnvironmentPropertyMapper.convertLegacyName`).
+/// The settings of an instance (and a section's own keys such as `retryAspectOrder`) are one
+/// element each, so the elements after the instance name (before any list index) are that
+/// one setting, joined with `-`.
+fn join_legacy_setting_name(elements: &mut Vec<(String, bool)>) {
+    if elements.len() < 4 || elements[0].0 != "resilience4j" || elements[1].1 {
+        return;
+    }
+    let from = if MAPS.contains(&elements[2].0.as_str()) {
+        4
+    } else {
+        2
+    };
+    let end = elements
+        .iter()
+        .skip(from)
+        .position(|(_, index)| *index)
+        .map_or(elements.len(), |i| from + i);
+    if end <= from + 1 || elements[from..end].iter().any(|(_, i)| *i) {
+        return;
+    }
+    let joined: Vec<String> = elements[from..end].iter().map(|(t, _)| t.clone()).collect();
+    elements.splice(from..end, [(joined.join("-"), false)]);
 }
 
 /// The environment document: every variable whose name maps under `resilience4j.`,
@@ -88,6 +129,20 @@ mod tests {
             Some("resilience4j.retry.instances.a.max-attempts")
         );
         assert_eq!(property_key("___"), None);
+        // Spring's legacy form of a setting: `_` for its dashes.
+        assert_eq!(
+            property_key("RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURE_RATE_THRESHOLD")
+                .as_deref(),
+            Some("resilience4j.circuitbreaker.instances.payments.failure-rate-threshold")
+        );
+        assert_eq!(
+            property_key("RESILIENCE4J_RETRY_INSTANCES_A_RETRY_EXCEPTIONS_0").as_deref(),
+            Some("resilience4j.retry.instances.a.retry-exceptions[0]")
+        );
+        assert_eq!(
+            property_key("RESILIENCE4J_RETRY_RETRY_ASPECT_ORDER").as_deref(),
+            Some("resilience4j.retry.retry-aspect-order")
+        );
     }
 
     #[test]
