@@ -104,7 +104,11 @@ pub fn render(loaded: &Loaded) -> String {
 /// The last line of `breaker check`: `2 errors, 1 warning`.
 pub fn counts(errors: usize, warnings: usize) -> String {
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
 }
 
 /// What each module's resolved type offers the report.

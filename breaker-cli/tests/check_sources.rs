@@ -36,7 +36,12 @@ fn an_unresolvable_placeholder_passes_with_a_warning_and_a_count() {
     let dir = tempfile::tempdir().unwrap();
     let out = check(dir.path(), FILE, &[]);
     let s = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{s}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{s}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         s.contains("management.metrics.tags.application: could not resolve placeholder '${spring.application.name}'"),
         "{s}"
@@ -77,15 +82,22 @@ fn values_from_the_environment_and_json_show_their_origin() {
     );
     let s = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{s}");
-    assert!(s.contains(&format!("30.0 %  [instance environment {var}]")), "{s}");
+    assert!(
+        s.contains(&format!("30.0 %  [instance environment {var}]")),
+        "{s}"
+    );
     assert!(s.ends_with("0 errors, 0 warnings\n"), "{s}");
 
-    let json = r#"{"resilience4j":{"circuitbreaker":{"instances":{"svc":{"failureRateThreshold":20}}}}}"#;
+    let json =
+        r#"{"resilience4j":{"circuitbreaker":{"instances":{"svc":{"failureRateThreshold":20}}}}}"#;
     let out = check(
         dir.path(),
         FILE,
         &[(var, "30"), ("SPRING_APPLICATION_JSON", json)],
     );
     let s = stdout(&out);
-    assert!(s.contains("20.0 %  [instance SPRING_APPLICATION_JSON]"), "{s}");
+    assert!(
+        s.contains("20.0 %  [instance SPRING_APPLICATION_JSON]"),
+        "{s}"
+    );
 }

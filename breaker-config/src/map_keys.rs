@@ -59,10 +59,7 @@ pub(crate) fn share_relaxed_entries(docs: &[Document]) -> Option<Vec<Document>> 
                     Some(all.iter().filter(|s| **s != name).cloned().collect())
                 })
                 .unwrap_or_default();
-            let copies: Vec<Property> = others
-                .iter()
-                .map(|other| respelled(&p, other))
-                .collect();
+            let copies: Vec<Property> = others.iter().map(|other| respelled(&p, other)).collect();
             properties.push(p);
             properties.extend(copies);
         }

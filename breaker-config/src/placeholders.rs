@@ -36,7 +36,11 @@ impl Resolver<'_> {
 
     /// [`resolve`](Self::resolve), adding to `unresolved` the name of every placeholder left
     /// as written (each once).
-    pub fn resolve_noting(&self, value: &str, unresolved: &mut Vec<String>) -> Result<String, String> {
+    pub fn resolve_noting(
+        &self,
+        value: &str,
+        unresolved: &mut Vec<String>,
+    ) -> Result<String, String> {
         if !value.contains("${") {
             return Ok(value.to_string());
         }
@@ -259,7 +263,10 @@ mod tests {
         // A default that is itself unresolvable stays as its own text.
         assert_eq!(r.resolve("${nope:${gone}}").unwrap(), "${gone}");
         // The unresolvable text reached through a key stays too.
-        assert_eq!(r.resolve("${app.loose}").unwrap(), "${spring.application.name}");
+        assert_eq!(
+            r.resolve("${app.loose}").unwrap(),
+            "${spring.application.name}"
+        );
         assert_eq!(
             r.resolve("${loop.a}").unwrap_err(),
             "Circular placeholder reference 'loop.a' in property definitions"
@@ -279,7 +286,11 @@ mod tests {
         .collect();
         let file = named_doc(
             "application.yml",
-            &[("app.name", "from-file"), ("app.file-only", "file"), ("app.env-only", "file")],
+            &[
+                ("app.name", "from-file"),
+                ("app.file-only", "file"),
+                ("app.env-only", "file"),
+            ],
         );
         let env_doc = named_doc(crate::sources::ENV_DOCUMENT, &[]);
         let json = named_doc(

@@ -91,12 +91,23 @@ breaker.redis.timeout: '${REDIS_TIMEOUT}'
         "breaker.redis.timeout = '${REDIS_TIMEOUT}': ",
     ];
     for x in expect {
-        assert!(e.iter().any(|m| m.contains(x)), "no error with {x:?} in {e:#?}");
+        assert!(
+            e.iter().any(|m| m.contains(x)),
+            "no error with {x:?} in {e:#?}"
+        );
     }
     assert_eq!(e.len(), expect.len(), "{e:#?}");
     // Every placeholder is named once in a warning.
     let w = warnings(&l);
-    for name in ["FRT", "WAIT", "TYPE", "AUTO", "ATTEMPTS", "HEALTH", "REDIS_TIMEOUT"] {
+    for name in [
+        "FRT",
+        "WAIT",
+        "TYPE",
+        "AUTO",
+        "ATTEMPTS",
+        "HEALTH",
+        "REDIS_TIMEOUT",
+    ] {
         let needle = format!("could not resolve placeholder '${{{name}}}'");
         assert_eq!(
             w.iter().filter(|m| m.contains(&needle)).count(),

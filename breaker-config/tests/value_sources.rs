@@ -45,7 +45,10 @@ fn threshold(l: &Loaded, name: &str) -> (f32, String) {
 #[test]
 fn without_other_sources_the_file_rules() {
     let l = load(Loader::new().env(env(&[])));
-    assert_eq!(threshold(&l, "payments"), (40.0, "application.yml:5:31".into()));
+    assert_eq!(
+        threshold(&l, "payments"),
+        (40.0, "application.yml:5:31".into())
+    );
     assert_eq!(l.modules.retry.instances["payments"].max_attempts.value, 3);
 }
 
@@ -54,7 +57,10 @@ fn without_other_sources_the_file_rules() {
 fn an_environment_variable_overrides_the_file() {
     let var = "RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURERATETHRESHOLD";
     let l = load(Loader::new().env(env(&[(var, "30")])));
-    assert_eq!(threshold(&l, "payments"), (30.0, format!("environment {var}")));
+    assert_eq!(
+        threshold(&l, "payments"),
+        (30.0, format!("environment {var}"))
+    );
     // The file's other settings stay.
     assert_eq!(l.config.instances["payments"].sliding_window_size.value, 20);
 
@@ -62,17 +68,26 @@ fn an_environment_variable_overrides_the_file() {
     let l = load(Loader::new().env(env(&[(var, "5")])));
     let m = &l.modules.retry.instances["payments"].max_attempts;
     assert_eq!(m.value, 5);
-    assert_eq!(m.origin.as_ref().unwrap().to_string(), format!("environment {var}"));
+    assert_eq!(
+        m.origin.as_ref().unwrap().to_string(),
+        format!("environment {var}")
+    );
 }
 
 #[test]
 fn spring_application_json_overrides_the_file_and_the_environment() {
     let json = r#"{"resilience4j":{"circuitbreaker":{"instances":{"payments":{"failureRateThreshold":20}}}}}"#;
     let l = load(Loader::new().env(env(&[("SPRING_APPLICATION_JSON", json)])));
-    assert_eq!(threshold(&l, "payments"), (20.0, "SPRING_APPLICATION_JSON".into()));
+    assert_eq!(
+        threshold(&l, "payments"),
+        (20.0, "SPRING_APPLICATION_JSON".into())
+    );
     let l = load(Loader::new().env(env(&[
         ("SPRING_APPLICATION_JSON", json),
-        ("RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURERATETHRESHOLD", "30"),
+        (
+            "RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURERATETHRESHOLD",
+            "30",
+        ),
     ])));
     assert_eq!(threshold(&l, "payments").0, 20.0);
     // Also read as the property `spring.application.json` (here a dotted variable name).
@@ -93,7 +108,10 @@ fn an_invalid_spring_application_json_stops_the_load() {
         .env(env(&[("SPRING_APPLICATION_JSON", "[1, 2]")]))
         .load_str("application.yml", Format::Yaml, FILE)
         .unwrap_err();
-    assert_eq!(e.to_string(), "SPRING_APPLICATION_JSON: syntax error: not a JSON object");
+    assert_eq!(
+        e.to_string(),
+        "SPRING_APPLICATION_JSON: syntax error: not a JSON object"
+    );
 }
 
 #[test]
@@ -102,7 +120,10 @@ fn a_command_line_argument_overrides_everything() {
     let l = load(Loader::new().env(env(&[])).args([arg]));
     let m = &l.modules.retry.instances["payments"].max_attempts;
     assert_eq!(m.value, 5);
-    assert_eq!(m.origin.as_ref().unwrap().to_string(), format!("argument {arg}"));
+    assert_eq!(
+        m.origin.as_ref().unwrap().to_string(),
+        format!("argument {arg}")
+    );
 
     let l = load(
         Loader::new()
@@ -135,7 +156,10 @@ fn precedence_is_spring_boots() {
                 .into(),
         },
     ];
-    let var = ("RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURERATETHRESHOLD", "30");
+    let var = (
+        "RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURERATETHRESHOLD",
+        "30",
+    );
     let json = (
         "SPRING_APPLICATION_JSON",
         r#"{"resilience4j":{"circuitbreaker":{"instances":{"payments":{"failureRateThreshold":20}}}}}"#,
@@ -160,11 +184,10 @@ fn precedence_is_spring_boots() {
 /// command line outranks it, as any property.
 #[test]
 fn the_active_profile_follows_the_same_precedence() {
-    let files = [
-        SourceText {
-            name: "application.yml".into(),
-            format: Format::Yaml,
-            text: "resilience4j.circuitbreaker.instances.a.slidingWindowSize: 50
+    let files = [SourceText {
+        name: "application.yml".into(),
+        format: Format::Yaml,
+        text: "resilience4j.circuitbreaker.instances.a.slidingWindowSize: 50
 ---
 spring.config.activate.on-profile: prod
 resilience4j.circuitbreaker.instances.a.slidingWindowSize: 66
@@ -172,9 +195,8 @@ resilience4j.circuitbreaker.instances.a.slidingWindowSize: 66
 spring.config.activate.on-profile: qa
 resilience4j.circuitbreaker.instances.a.slidingWindowSize: 77
 "
-            .into(),
-        },
-    ];
+        .into(),
+    }];
     let size = |vars: &[(&str, &str)], args: &[&str]| {
         let l = Loader::new()
             .env(env(vars))
@@ -186,7 +208,10 @@ resilience4j.circuitbreaker.instances.a.slidingWindowSize: 77
     assert_eq!(size(&[], &[]), 50);
     assert_eq!(size(&[("SPRING_PROFILES_ACTIVE", "prod")], &[]), 66);
     assert_eq!(
-        size(&[("SPRING_PROFILES_ACTIVE", "prod")], &["--spring.profiles.active=qa"]),
+        size(
+            &[("SPRING_PROFILES_ACTIVE", "prod")],
+            &["--spring.profiles.active=qa"]
+        ),
         77
     );
 }
@@ -268,7 +293,10 @@ fn placeholders_resolve_against_every_source() {
             .clone()
     };
     let var = ("SPRING_APPLICATION_NAME", "from-env");
-    let json = ("SPRING_APPLICATION_JSON", r#"{"spring":{"application":{"name":"from-json"}}}"#);
+    let json = (
+        "SPRING_APPLICATION_JSON",
+        r#"{"spring":{"application":{"name":"from-json"}}}"#,
+    );
     let arg = "--spring.application.name=from-args";
     assert_eq!(tag(&[], &[]), "from-file");
     assert_eq!(tag(&[var], &[]), "from-env");
@@ -298,7 +326,10 @@ fn a_reload_keeps_the_environment_and_arguments_of_the_start() {
     assert_eq!(cb().sliding_window_size(), 7);
     std::fs::write(
         &path,
-        FILE.replace("failureRateThreshold: 40", "failureRateThreshold: 45\n        minimumNumberOfCalls: 4"),
+        FILE.replace(
+            "failureRateThreshold: 40",
+            "failureRateThreshold: 45\n        minimumNumberOfCalls: 4",
+        ),
     )
     .unwrap();
     live.reload().unwrap();
@@ -334,7 +365,10 @@ fn other_breaker_variables_are_not_settings() {
 #[test]
 fn a_setting_under_its_legacy_environment_name() {
     let l = load(Loader::new().env(env(&[
-        ("RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURE_RATE_THRESHOLD", "35"),
+        (
+            "RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURE_RATE_THRESHOLD",
+            "35",
+        ),
         ("RESILIENCE4J_RETRY_INSTANCES_PAYMENTS_MAX_ATTEMPTS", "6"),
     ])));
     assert_eq!(threshold(&l, "payments").0, 35.0);

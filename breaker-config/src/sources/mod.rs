@@ -49,5 +49,8 @@ pub(crate) fn documents(
 /// `resilience4j.*`, `management.*`, `breaker.*` or `spring.*`.
 pub(crate) fn read_by_breaker(first: &str) -> bool {
     let u = crate::relaxed::uniform(first);
-    matches!(u.as_str(), "resilience4j" | "management" | "breaker" | "spring")
+    matches!(
+        u.as_str(),
+        "resilience4j" | "management" | "breaker" | "spring"
+    )
 }
