@@ -374,3 +374,24 @@ fn a_setting_under_its_legacy_environment_name() {
     assert_eq!(threshold(&l, "payments").0, 35.0);
     assert_eq!(l.modules.retry.instances["payments"].max_attempts.value, 6);
 }
+
+/// A bad value from the environment is an error that names the variable.
+#[test]
+fn a_bad_environment_value_names_the_variable() {
+    let var = "RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTS_FAILURERATETHRESHOLD";
+    let l = Loader::new()
+        .env(env(&[(var, "high")]))
+        .load_str("application.yml", Format::Yaml, FILE)
+        .unwrap();
+    let errors: Vec<String> = l.errors().iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [format!(
+            "environment {var}: resilience4j.circuitbreaker.instances.payments.failureratethreshold = 'high': \
+             Failed to convert 'high' to java.lang.Float (allowed: a number from 1 to 100)"
+        )]
+    );
+    let j = breaker_config::json::error_json(l.errors()[0]);
+    assert_eq!(j["file"], format!("environment {var}"));
+    assert_eq!(j["line"], serde_json::Value::Null);
+}
