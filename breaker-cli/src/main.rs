@@ -27,6 +27,8 @@ enum Command {
     /// retry, time limiter, bulkhead, thread-pool bulkhead and rate limiter, where each value
     /// came from, the config of names not listed, the aspect order, and the warnings.
     /// Exits 1 if Spring Boot would refuse the files (or, with --strict, on any warning).
+    /// Environment variables (RESILIENCE4J_..., SPRING_APPLICATION_JSON) override the files as
+    /// they do for the service; the last line counts the errors and warnings.
     Check {
         /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
         /// then spring.profiles.active in the files, then `default`.

@@ -288,6 +288,11 @@ impl Loader {
             crate::management::read(&refs, &resolver, &mut warnings);
         let (shared_store, shared_store_errors) =
             crate::shared_store::read(&refs, &resolver, &mut warnings);
+        if shared.is_some() {
+            // A setting bound under two spellings of a name is warned about once.
+            let mut seen = std::collections::HashSet::new();
+            warnings.retain(|w| seen.insert((w.origin.clone(), w.message.clone())));
+        }
         Ok(Loaded {
             config,
             modules,

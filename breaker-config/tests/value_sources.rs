@@ -395,3 +395,27 @@ fn a_bad_environment_value_names_the_variable() {
     assert_eq!(j["file"], format!("environment {var}"));
     assert_eq!(j["line"], serde_json::Value::Null);
 }
+
+/// A misspelt key under a name that also comes from the environment in another case is
+/// warned about once, not once per spelling.
+#[test]
+fn a_warning_under_a_name_with_two_spellings_is_given_once() {
+    let l = Loader::new()
+        .env(env(&[(
+            "RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENTSERVICE_FAILURERATETHRESHOLD",
+            "30",
+        )]))
+        .load_str(
+            "application.yml",
+            Format::Yaml,
+            "resilience4j.circuitbreaker.instances.paymentService:
+  failureRateThreshold: 40
+  slidingWindowSise: 20
+",
+        )
+        .unwrap();
+    let w: Vec<String> = l.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].starts_with("application.yml:3:3: "), "{w:#?}");
+    assert!(w[0].contains("did you mean slidingWindowSize?"), "{w:#?}");
+}
