@@ -289,6 +289,50 @@ fn load_from_environment() -> Registry {
     }
 }
 
+/// [`init_from_file`] that also reads the program's command-line arguments, as a Spring Boot
+/// application hands its `args` to `SpringApplication.run`: an option
+/// `--resilience4j.retry.instances.payments.max-attempts=5` overrides the files, the
+/// environment and `SPRING_APPLICATION_JSON` (see [`Loader::args`](breaker_config::Loader::args)
+/// for the syntax; other arguments are ignored). Pass `std::env::args().skip(1)` to read the
+/// process's own arguments. Reloads re-read the file and keep the arguments and the
+/// environment as they were at this call.
+///
+/// ```no_run
+/// let live = resilience4rs::init_from_file_with_args(
+///     "application.yml",
+///     resilience4rs::ErrorCatalog::new(),
+///     std::env::args().skip(1),
+/// )?;
+/// # Ok::<(), resilience4rs::InitError>(())
+/// ```
+///
+/// # Errors
+/// As [`init_from_file`]; a load error also for an argument `--=value`.
+pub fn init_from_file_with_args<I, S>(
+    path: impl AsRef<std::path::Path>,
+    catalog: breaker_core::ErrorCatalog,
+    args: I,
+) -> Result<&'static breaker_config::LiveConfig, InitError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    if GLOBAL.get().is_some() {
+        return Err(InitError::AlreadyInitialized(AlreadyInitialized));
+    }
+    let paths = [path.as_ref().to_path_buf()];
+    let loader = breaker_config::Loader::new().args(args);
+    let live = breaker_config::LiveConfig::load(&paths, loader, catalog)?;
+    let watch = live
+        .watch(std::time::Duration::from_millis(200))
+        .map_err(|e| tracing::warn!("breaker: not watching {paths:?}: {e}"))
+        .ok();
+    init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
+    adopt_modules(&live);
+    let _ = LIVE.set((live, watch));
+    Ok(global_live_config().expect("just set"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,8 +14,8 @@ pub mod stack;
 pub use breaker_macros::{bulkhead, circuit_breaker, rate_limiter, retry, time_limiter};
 pub use global::{
     default_config_files, global, global_live_config, global_modules, global_stack_order, init,
-    init_from_file, init_live, init_modules, AlreadyInitialized, InitError, CONFIG_ENV,
-    DEFAULT_CONFIG_FILE,
+    init_from_file, init_from_file_with_args, init_live, init_modules, AlreadyInitialized,
+    InitError, CONFIG_ENV, DEFAULT_CONFIG_FILE,
 };
 
 /// Resilience4j's Micrometer meters through the `metrics` facade (feature `metrics`).

@@ -27,6 +27,8 @@ enum Command {
     /// retry, time limiter, bulkhead, thread-pool bulkhead and rate limiter, where each value
     /// came from, the config of names not listed, the aspect order, and the warnings.
     /// Exits 1 if Spring Boot would refuse the files (or, with --strict, on any warning).
+    /// Environment variables (RESILIENCE4J_..., SPRING_APPLICATION_JSON) override the files as
+    /// they do for the service; the last line counts the errors and warnings.
     Check {
         /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
         /// then spring.profiles.active in the files, then `default`.
@@ -76,6 +78,9 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
                 println!("{}", serde_json::json!({ "loadError": e.to_string() }));
             }
             eprintln!("error: {e}");
+            if !json {
+                println!("{}", text::counts(1, 0));
+            }
             return ExitCode::from(1);
         }
     };
@@ -105,6 +110,10 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
                 if warnings.len() == 1 { "" } else { "s" }
             );
         }
+    }
+    if !json {
+        // Last, after the errors: the count of both, so nothing above an error says "none".
+        println!("{}", text::counts(errors.len(), warnings.len()));
     }
     if errors.is_empty() && !failed_strict {
         ExitCode::SUCCESS

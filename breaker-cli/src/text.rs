@@ -91,15 +91,24 @@ pub fn render(loaded: &Loaded) -> String {
     }
     modules(&mut out, &loaded.modules);
     shared_state(&mut out, &loaded.shared_store);
-    if loaded.warnings.is_empty() {
-        out.push_str("No warnings.\n");
-    } else {
+    // No "No warnings." here: the check ends with the count of errors and warnings.
+    if !loaded.warnings.is_empty() {
         let _ = writeln!(out, "Warnings ({}):", loaded.warnings.len());
         for w in &loaded.warnings {
             let _ = writeln!(out, "  {w}");
         }
     }
     out
+}
+
+/// The last line of `breaker check`: `2 errors, 1 warning`.
+pub fn counts(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
 }
 
 /// What each module's resolved type offers the report.

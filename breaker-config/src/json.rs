@@ -160,13 +160,16 @@ pub fn sources_json(i: &ResolvedInstance) -> Value {
 
 /// One error as data: `{"file", "line", "column", "key", "value", "message", "allowed"}`.
 /// `file`, `line` and `column` are `null` when the position is unknown, `value` when the
-/// error has no value.
+/// error has no value; a value from outside the files has its source in `file`
+/// (`environment RESILIENCE4J_...`, `SPRING_APPLICATION_JSON`, `argument --...`) and `null`
+/// `line` and `column`.
 pub fn error_json(e: &ConfigError) -> Value {
     let o = e.origin.as_ref();
+    let in_file = o.filter(|o| !o.is_outside());
     json!({
         "file": o.map(|o| o.file.to_string()),
-        "line": o.map(|o| o.line),
-        "column": o.map(|o| o.column),
+        "line": in_file.map(|o| o.line),
+        "column": in_file.map(|o| o.column),
         "key": e.key,
         "value": e.value,
         "message": e.message,

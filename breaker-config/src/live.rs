@@ -161,6 +161,8 @@ impl LiveConfig {
         clock: Option<Arc<dyn Clock>>,
     ) -> Result<Self, RegistryLoadError> {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        // Reloads re-read the files; the environment and arguments stay as at start.
+        let loader = loader.with_environment_fixed();
         let contents = read_all(&paths);
         let loaded = loader.load_files(&paths)?;
         let modules = module_core_configs_with_clock(&loaded, &catalog, clock.as_ref())?;

@@ -57,7 +57,9 @@ pub struct Loaded {
     /// Unknown keys, 1.x keys, ignored documents.
     pub warnings: Vec<Warning>,
     /// Every active document, lowest precedence first: the parsed model of all sections
-    /// (retry, bulkhead, spring.*, ...), kept for callers that need them.
+    /// (retry, bulkhead, spring.*, ...), kept for callers that need them. After the files'
+    /// documents come those of the environment, `SPRING_APPLICATION_JSON` (when set) and the
+    /// command line (their properties' origins name the variable or argument).
     pub documents: Vec<Document>,
     /// The `management.*` settings (metric tags, health indicators, endpoint exposure) and
     /// each module's `tags` / `metrics.enabled`.
@@ -97,6 +99,7 @@ impl Loaded {
 pub struct Loader {
     profiles: Vec<String>,
     env: Option<HashMap<String, String>>,
+    args: Vec<String>,
     limits: Limits,
 }
 
@@ -107,12 +110,14 @@ impl Default for Loader {
 }
 
 impl Loader {
-    /// A loader using the process environment (placeholders, `SPRING_PROFILES_ACTIVE`) and
-    /// default [`Limits`].
+    /// A loader using the process environment (overrides, `SPRING_APPLICATION_JSON`,
+    /// placeholders, `SPRING_PROFILES_ACTIVE`), no command-line arguments, and default
+    /// [`Limits`].
     pub fn new() -> Self {
         Loader {
             profiles: Vec::new(),
             env: None,
+            args: Vec::new(),
             limits: Limits::default(),
         }
     }
@@ -128,9 +133,39 @@ impl Loader {
         self
     }
 
-    /// Uses `vars` instead of the process environment.
+    /// Uses `vars` instead of the process environment, for everything the environment
+    /// feeds: overrides with Spring Boot's relaxed names
+    /// (`RESILIENCE4J_RETRY_INSTANCES_PAYMENTS_MAXATTEMPTS=5`), `SPRING_APPLICATION_JSON`,
+    /// placeholders and `SPRING_PROFILES_ACTIVE`.
     pub fn env(mut self, vars: HashMap<String, String>) -> Self {
         self.env = Some(vars);
+        self
+    }
+
+    /// Reads these command-line arguments as Spring Boot's `SpringApplication.run(args)`
+    /// does: `--resilience4j.retry.instances.payments.max-attempts=5` overrides every other
+    /// source. Pass the program's arguments without the program name
+    /// (`std::env::args().skip(1)`); arguments that are not `--name[=value]` are ignored,
+    /// and a bare `--` ends the options.
+    ///
+    /// Precedence, as Spring Boot's externalized configuration: command line >
+    /// `SPRING_APPLICATION_JSON` > OS environment > profile files > application files.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// This loader with the process environment read now and kept: later loads (a live
+    /// reload) see the environment as it was at start, as a running Spring Boot application
+    /// does. A loader given [`env`](Self::env) is returned unchanged.
+    pub fn with_environment_fixed(mut self) -> Self {
+        if self.env.is_none() {
+            self.env = Some(std::env::vars().collect());
+        }
         self
     }
 
@@ -186,7 +221,11 @@ impl Loader {
         }])
     }
 
-    /// Loads several texts, later ones overriding earlier ones.
+    /// Loads several texts, later ones overriding earlier ones; the environment,
+    /// `SPRING_APPLICATION_JSON` and the command-line arguments override them all.
+    ///
+    /// Errors: as [`load_files`](Self::load_files), and [`LoadError::Syntax`] for a
+    /// `SPRING_APPLICATION_JSON` that is not a JSON object or an argument `--=value`.
     pub fn load_sources(&self, sources: &[SourceText]) -> Result<Loaded, LoadError> {
         let mut warnings = Vec::new();
         let mut docs = Vec::new();
@@ -209,6 +248,8 @@ impl Loader {
                 &process_env
             }
         };
+        // The environment, SPRING_APPLICATION_JSON and the command line rank above every file.
+        docs.extend(crate::sources::documents(env, &self.args)?);
         let all: Vec<&Document> = docs.iter().collect();
         let pre = Resolver {
             env,
@@ -218,7 +259,9 @@ impl Loader {
         };
         let profiles = ActiveProfiles::choose_resolved(
             &self.profiles,
-            env.get("SPRING_PROFILES_ACTIVE").map(String::as_str),
+            // SPRING_PROFILES_ACTIVE is in the environment document, ranked below the
+            // JSON and command-line documents, as in Spring Boot.
+            None,
             &docs,
             &|v: &str| pre.resolve(v).unwrap_or_else(|_| v.to_string()),
         );
@@ -226,13 +269,17 @@ impl Loader {
             .into_iter()
             .filter(|d| document_active(d, &profiles, &mut warnings))
             .collect();
-        let refs: Vec<&Document> = active.iter().collect();
+        // Names spelled differently under relaxed equality bind the same settings (Spring's
+        // binder); the documents returned stay as written.
+        let shared = crate::map_keys::share_relaxed_entries(&active);
+        let refs: Vec<&Document> = shared.as_ref().unwrap_or(&active).iter().collect();
         let resolver = Resolver {
             env,
             docs: &refs,
             limits: &self.limits,
             work: Default::default(),
         };
+        crate::unresolved::warnings(&refs, &resolver, &mut warnings);
         let section = bind::bind(&refs, &resolver, &mut warnings);
         let mut config = resolve::resolve_all(&section, profiles.names);
         crate::to_core::validate_with_core(&mut config);
@@ -241,6 +288,11 @@ impl Loader {
             crate::management::read(&refs, &resolver, &mut warnings);
         let (shared_store, shared_store_errors) =
             crate::shared_store::read(&refs, &resolver, &mut warnings);
+        if shared.is_some() {
+            // A setting bound under two spellings of a name is warned about once.
+            let mut seen = std::collections::HashSet::new();
+            warnings.retain(|w| seen.insert((w.origin.clone(), w.message.clone())));
+        }
         Ok(Loaded {
             config,
             modules,

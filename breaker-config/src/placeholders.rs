@@ -1,6 +1,10 @@
-//! `${NAME}` and `${NAME:default}` placeholders, resolved as Spring's
-//! `PropertyPlaceholderHelper` does: from environment variables first, then from the other
-//! keys of the loaded files (relaxed names); defaults and keys may nest placeholders.
+//! `${NAME}` and `${NAME:default}` placeholders, resolved as Spring Boot's binder does
+//! (`PropertySourcesPlaceholdersResolver`, a `PropertyPlaceholderHelper` with
+//! `ignoreUnresolvablePlaceholders = true`): against the whole environment in precedence order
+//! (command line, `SPRING_APPLICATION_JSON`, environment variables, then the files, relaxed
+//! names); defaults and keys may nest placeholders. A placeholder that resolves nowhere and has
+//! no default stays as the literal text `${NAME}` (the value then converts, or fails to, as
+//! that text); a circular reference is an error, as in Spring.
 
 use std::collections::HashMap;
 
@@ -23,17 +27,57 @@ pub(crate) struct Resolver<'a> {
 const MAX_EXPANSIONS: usize = 10_000;
 
 impl Resolver<'_> {
-    /// Replaces every placeholder in `value`. The error is Spring's message, e.g.
-    /// `Could not resolve placeholder 'HOST' in value "${HOST}"`.
+    /// Replaces every placeholder in `value` that resolves; the others stay as written. The
+    /// error is Spring's message for a circular reference
+    /// (`Circular placeholder reference 'a' in property definitions`) or a budget exceeded.
     pub fn resolve(&self, value: &str) -> Result<String, String> {
+        self.resolve_noting(value, &mut Vec::new())
+    }
+
+    /// [`resolve`](Self::resolve), adding to `unresolved` the name of every placeholder left
+    /// as written (each once).
+    pub fn resolve_noting(
+        &self,
+        value: &str,
+        unresolved: &mut Vec<String>,
+    ) -> Result<String, String> {
         if !value.contains("${") {
             return Ok(value.to_string());
         }
         let mut visiting = Vec::new();
-        self.expand(value, &mut visiting, 0)
+        self.expand(value, &mut visiting, 0, unresolved)
     }
 
+    /// The value of `key` in the highest-precedence source that has it. The environment
+    /// variables are looked up by Spring's `SystemEnvironmentPropertySource` rules (the name
+    /// as is, `.` -> `_`, `-` -> `_`, upper case) where the environment document ranks (or
+    /// first, when the documents hold none).
     fn lookup(&self, key: &str) -> Option<String> {
+        let name = parse_name(key);
+        let has_env_doc = self
+            .docs
+            .iter()
+            .any(|d| &*d.file == crate::sources::ENV_DOCUMENT);
+        if !has_env_doc {
+            if let Some(v) = self.lookup_env(key) {
+                return Some(v);
+            }
+        }
+        for d in self.docs.iter().rev() {
+            if &*d.file == crate::sources::ENV_DOCUMENT {
+                if let Some(v) = self.lookup_env(key) {
+                    return Some(v);
+                }
+            } else if !name.is_empty() {
+                if let Some(p) = d.get(&name) {
+                    return Some(p.value.clone());
+                }
+            }
+        }
+        None
+    }
+
+    fn lookup_env(&self, key: &str) -> Option<String> {
         let dotted = key.replace('.', "_");
         let candidates = [
             key.to_string(),
@@ -50,15 +94,7 @@ impl Resolver<'_> {
                 return Some(v.clone());
             }
         }
-        let name = parse_name(key);
-        if name.is_empty() {
-            return None;
-        }
-        self.docs
-            .iter()
-            .rev()
-            .find_map(|d| d.get(&name))
-            .map(|p| p.value.clone())
+        None
     }
 
     fn expand(
@@ -66,6 +102,7 @@ impl Resolver<'_> {
         value: &str,
         visiting: &mut Vec<String>,
         depth: usize,
+        unresolved: &mut Vec<String>,
     ) -> Result<String, String> {
         if depth > self.limits.max_placeholder_depth {
             return Err(format!(
@@ -90,13 +127,14 @@ impl Resolver<'_> {
                 break;
             };
             let inner = &rest[inner_start..inner_start + end];
+            let written = &rest[start..inner_start + end + 1];
             rest = &rest[inner_start + end + 1..];
             self.work.set(self.work.get() + 1);
             if self.work.get() > MAX_EXPANSIONS {
                 return Err(format!("more than {MAX_EXPANSIONS} placeholder expansions"));
             }
             let (raw_key, default) = split_default(inner);
-            let key = self.expand(raw_key, visiting, depth + 1)?;
+            let key = self.expand(raw_key, visiting, depth + 1, unresolved)?;
             if visiting.contains(&key) {
                 return Err(format!(
                     "Circular placeholder reference '{key}' in property definitions"
@@ -105,16 +143,18 @@ impl Resolver<'_> {
             let replacement = match self.lookup(&key) {
                 Some(found) => {
                     visiting.push(key.clone());
-                    let r = self.expand(&found, visiting, depth + 1);
+                    let r = self.expand(&found, visiting, depth + 1, unresolved);
                     visiting.pop();
                     r?
                 }
                 None => match default {
-                    Some(d) => self.expand(d, visiting, depth + 1)?,
+                    Some(d) => self.expand(d, visiting, depth + 1, unresolved)?,
                     None => {
-                        return Err(format!(
-                            "Could not resolve placeholder '{key}' in value \"{value}\""
-                        ))
+                        // Spring's binder ignores unresolvable placeholders: the text stays.
+                        if !unresolved.contains(&key) {
+                            unresolved.push(key);
+                        }
+                        written.to_string()
                     }
                 },
             };
@@ -167,7 +207,11 @@ mod tests {
     use std::sync::Arc;
 
     fn doc(pairs: &[(&str, &str)]) -> Document {
-        let f: Arc<str> = Arc::from("t");
+        named_doc("t", pairs)
+    }
+
+    fn named_doc(file: &str, pairs: &[(&str, &str)]) -> Document {
+        let f: Arc<str> = Arc::from(file);
         Document {
             file: f.clone(),
             index: 0,
@@ -191,6 +235,7 @@ mod tests {
             ("app.size", "12"),
             ("loop.a", "${loop.b}"),
             ("loop.b", "${loop.a}"),
+            ("app.loose", "${spring.application.name}"),
         ]);
         let docs = [&d];
         let limits = Limits::default();
@@ -206,13 +251,71 @@ mod tests {
         assert_eq!(r.resolve("${missing:5s}").unwrap(), "5s");
         assert_eq!(r.resolve("${missing:${app.size}}").unwrap(), "12");
         assert_eq!(r.resolve("x${app.size}y").unwrap(), "x12y");
+        // Unresolvable: left as written (Spring's binder, ignoreUnresolvablePlaceholders).
+        assert_eq!(r.resolve("${nope}").unwrap(), "${nope}");
+        let mut names = Vec::new();
         assert_eq!(
-            r.resolve("${nope}").unwrap_err(),
-            "Could not resolve placeholder 'nope' in value \"${nope}\""
+            r.resolve_noting("a-${nope}-${app.size}-${x.y}-${nope}", &mut names)
+                .unwrap(),
+            "a-${nope}-12-${x.y}-${nope}"
+        );
+        assert_eq!(names, vec!["nope".to_string(), "x.y".to_string()]);
+        // A default that is itself unresolvable stays as its own text.
+        assert_eq!(r.resolve("${nope:${gone}}").unwrap(), "${gone}");
+        // The unresolvable text reached through a key stays too.
+        assert_eq!(
+            r.resolve("${app.loose}").unwrap(),
+            "${spring.application.name}"
         );
         assert_eq!(
             r.resolve("${loop.a}").unwrap_err(),
             "Circular placeholder reference 'loop.a' in property definitions"
         );
+    }
+
+    /// Spring Boot's order: command line > SPRING_APPLICATION_JSON > environment > files.
+    #[test]
+    fn placeholders_see_every_source_in_precedence_order() {
+        let env: HashMap<String, String> = [
+            ("APP_NAME", "from-env"),
+            ("APP_ENV_ONLY", "env"),
+            ("APP_JSON_ONLY", "env"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let file = named_doc(
+            "application.yml",
+            &[
+                ("app.name", "from-file"),
+                ("app.file-only", "file"),
+                ("app.env-only", "file"),
+            ],
+        );
+        let env_doc = named_doc(crate::sources::ENV_DOCUMENT, &[]);
+        let json = named_doc(
+            crate::sources::JSON_DOCUMENT,
+            &[("app.name", "from-json"), ("app.json-only", "json")],
+        );
+        let args = named_doc(crate::sources::ARGS_DOCUMENT, &[("app.name", "from-args")]);
+        let limits = Limits::default();
+        let resolve = |docs: &[&Document], v: &str| {
+            Resolver {
+                env: &env,
+                docs,
+                limits: &limits,
+                work: Default::default(),
+            }
+            .resolve(v)
+            .unwrap()
+        };
+        let all = [&file, &env_doc, &json, &args];
+        assert_eq!(resolve(&all, "${app.name}"), "from-args");
+        assert_eq!(resolve(&all[..3], "${app.name}"), "from-json");
+        assert_eq!(resolve(&all[..2], "${app.name}"), "from-env");
+        assert_eq!(resolve(&all[..1], "${app.name}"), "from-env"); // no env document: env first
+        assert_eq!(resolve(&all, "${app.json-only}"), "json");
+        assert_eq!(resolve(&all, "${app.env-only}"), "env");
+        assert_eq!(resolve(&all, "${app.file-only}"), "file");
     }
 }

@@ -162,7 +162,9 @@ pub(crate) fn read(
         } else {
             n.len() == 3 && n[1].is("redis") && REDIS_KEYS.iter().any(|k| n[2].is(k))
         };
-        if !known {
+        // An environment variable under BREAKER_ that is no setting (BREAKER_CONFIG names the
+        // file to load) is someone else's: only what the files or arguments write is warned.
+        if !known && !p.key_origin.file.starts_with("environment ") {
             warnings.push(Warning::new(
                 Some(p.key_origin.clone()),
                 p.key.clone(),
