@@ -286,11 +286,25 @@ fn links(headers: &HeaderMap, base: &str, ids: &[&str]) -> Response {
 }
 
 /// `POST /actuator/circuitbreakers/{name}` (spec §4.4).
-async fn update_state(State(s): S, Path(name): Path<String>, body: Bytes) -> Response {
+async fn update_state(
+    State(s): S,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if !s.actuator.state_changes {
         return error(
             403,
             "changing a circuit breaker's state is turned off; turn it on with Actuator::allow_state_changes(true)".into(),
+        );
+    }
+    if !crate::media::consumes_json(&headers) {
+        return error(
+            415,
+            format!(
+                "the body's Content-Type must be one of {}",
+                crate::media::WRITE_CONSUMES.join(", ")
+            ),
         );
     }
     let Some(cb) = s.actuator.breakers.find(&name) else {
