@@ -53,9 +53,13 @@ mod health;
 mod media;
 mod prometheus;
 mod router;
+#[cfg(feature = "serve")]
+mod serve;
 mod time;
 
 pub use actuator::{Actuator, RateLimiterSettings};
 #[cfg(feature = "prometheus")]
 pub use prometheus::{install_prometheus_recorder, prometheus_builder, TIMER_BUCKETS};
+#[cfg(feature = "serve")]
+pub use serve::{serve, ServeTimeouts};
 pub use time::zoned_date_time;
