@@ -77,6 +77,8 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
     let (live, warnings) = LiveFile::load(&working, catalog.clone())?;
     // Every module's registry and the aspect orders, for the attributes of `client`.
     resilience4rs::init_live(live.live()).map_err(|e| e.to_string())?;
+    // Transitions, rejection summaries and reloads as `tracing` events (main.rs shows them).
+    live.live().trace_events();
     let cb = resilience4rs::global().circuit_breaker(BREAKER);
     let rejections = layers::Rejections::attach();
     // The retry-alone client's retry and time limiter: the same file, its own instances.
