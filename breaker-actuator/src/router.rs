@@ -315,6 +315,7 @@ async fn update_state(
             .and_then(Value::as_str)
             .map(str::to_string)
     });
+    let from = cb.state();
     let result = match requested.as_deref() {
         Some("CLOSE") => cb.transition_to_closed_state(),
         Some("FORCE_OPEN") => cb.transition_to_forced_open_state(),
@@ -330,6 +331,18 @@ async fn update_state(
     if let Err(e) = result {
         return error(409, e.to_string());
     }
+    let to = cb.state();
+    // The breaker's own transition event says what changed; this says who asked.
+    tracing::warn!(
+        target: "breaker::actuator",
+        name,
+        from = from.name(),
+        to = to.name(),
+        update_state = requested.as_deref().unwrap_or_default(),
+        "CircuitBreaker '{name}' changed state from {from} to {to} through the actuator \
+         (POST /actuator/circuitbreakers/{name}, updateState {})",
+        requested.as_deref().unwrap_or_default()
+    );
     json_response(
         200,
         &json!({

@@ -77,3 +77,62 @@ async fn turned_off_stays_403_whatever_the_type() {
     }
     assert_eq!(cb.state(), State::Closed);
 }
+
+/// Log lines written by the `fmt` subscriber.
+#[derive(Clone, Default)]
+struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_state_change_through_the_actuator_says_so() {
+    let lines = Lines::default();
+    let w = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || w.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let registry = Registry::new();
+    let cb = registry.circuit_breaker("payments");
+    let router = Actuator::new(registry).allow_state_changes(true).router();
+    // In process, on this thread, so that the thread's subscriber sees the handler's events.
+    use tower::ServiceExt;
+    let request = axum::http::Request::post("/actuator/circuitbreakers/payments")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(r#"{"updateState":"FORCE_OPEN"}"#))
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(cb.state(), State::ForcedOpen);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("breaker::actuator"))
+        .unwrap_or_else(|| panic!("no actuator line in\n{text}"));
+    assert!(line.contains(" WARN "), "{line}");
+    assert!(
+        line.contains(
+            "CircuitBreaker 'payments' changed state from CLOSED to FORCED_OPEN through the actuator"
+        ),
+        "{line}"
+    );
+    assert!(line.contains("updateState FORCE_OPEN"), "{line}");
+
+    // A refused request logs nothing.
+    let request = axum::http::Request::post("/actuator/circuitbreakers/payments")
+        .header("content-type", "text/plain")
+        .body(axum::body::Body::from(r#"{"updateState":"CLOSE"}"#))
+        .unwrap();
+    assert_eq!(router.oneshot(request).await.unwrap().status().as_u16(), 415);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(text.matches("breaker::actuator").count(), 1, "{text}");
+}
