@@ -82,23 +82,43 @@ async fn scrape() -> String {
     // Drive every module once, so that every meter has seen a call.
     let m = live.module_registries();
     let cb = live.registry().circuit_breaker("payments");
-    cb.call(async { Ok::<_, std::io::Error>(()) }).await.unwrap();
-    let _ = cb.call(async { Err::<(), _>(std::io::Error::other("down")) }).await;
-    let _ = cb.call(async { Err::<(), _>(std::io::Error::other("down")) }).await;
-    assert!(cb.call(async { Ok::<_, std::io::Error>(()) }).await.is_err());
+    cb.call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .unwrap();
+    let _ = cb
+        .call(async { Err::<(), _>(std::io::Error::other("down")) })
+        .await;
+    let _ = cb
+        .call(async { Err::<(), _>(std::io::Error::other("down")) })
+        .await;
+    assert!(cb
+        .call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .is_err());
     let retry = m.retry.retry("payments");
     let _ = retry
         .call(|| async { Err::<(), _>(std::io::Error::other("down")) })
         .await;
     let tl = m.time_limiter.time_limiter("payments");
-    tl.call(async { Ok::<_, std::io::Error>(()) }).await.unwrap();
+    tl.call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .unwrap();
     let bh = m.bulkhead.bulkhead("payments");
-    bh.call(async { Ok::<_, std::io::Error>(()) }).await.unwrap();
+    bh.call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .unwrap();
     let tp = m.thread_pool_bulkhead.bulkhead("reports");
-    tp.call(async { Ok::<_, std::io::Error>(()) }).await.unwrap();
+    tp.call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .unwrap();
     let rl = m.rate_limiter.rate_limiter("payments");
-    rl.call(async { Ok::<_, std::io::Error>(()) }).await.unwrap();
-    assert!(rl.call(async { Ok::<_, std::io::Error>(()) }).await.is_err());
+    rl.call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .unwrap();
+    assert!(rl
+        .call(async { Ok::<_, std::io::Error>(()) })
+        .await
+        .is_err());
     tokio::time::sleep(Duration::from_millis(10)).await;
 
     let request = Request::get("/actuator/prometheus")

@@ -58,7 +58,11 @@ fn app() -> (Registry, axum::Router) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_stalled_in_its_headers_is_dropped_after_the_header_timeout() {
     let addr = start(app().1).await;
-    let (got, elapsed) = stall(addr, "GET /actuator/circuitbreakers HTTP/1.1\r\nHost: x\r\n").await;
+    let (got, elapsed) = stall(
+        addr,
+        "GET /actuator/circuitbreakers HTTP/1.1\r\nHost: x\r\n",
+    )
+    .await;
     assert!(elapsed >= TIMEOUT.mul_f64(0.9), "dropped after {elapsed:?}");
     // No response to a request whose headers never ended (or hyper's 408 for it).
     assert!(
@@ -127,7 +131,10 @@ async fn a_bearer_layer_keeps_out_callers_without_the_token() {
         r.send()
     };
     assert_eq!(force_open(None).await.unwrap().status().as_u16(), 401);
-    assert_eq!(force_open(Some("guess")).await.unwrap().status().as_u16(), 401);
+    assert_eq!(
+        force_open(Some("guess")).await.unwrap().status().as_u16(),
+        401
+    );
     let health = client
         .get(format!("http://{addr}/actuator/health"))
         .send()
@@ -135,7 +142,10 @@ async fn a_bearer_layer_keeps_out_callers_without_the_token() {
         .unwrap();
     assert_eq!(health.status().as_u16(), 401);
     assert_eq!(registry.circuit_breaker("payments").state(), State::Closed);
-    assert_eq!(force_open(Some("s3cret")).await.unwrap().status().as_u16(), 200);
+    assert_eq!(
+        force_open(Some("s3cret")).await.unwrap().status().as_u16(),
+        200
+    );
     assert_eq!(
         registry.circuit_breaker("payments").state(),
         State::ForcedOpen

@@ -132,7 +132,10 @@ async fn a_state_change_through_the_actuator_says_so() {
         .header("content-type", "text/plain")
         .body(axum::body::Body::from(r#"{"updateState":"CLOSE"}"#))
         .unwrap();
-    assert_eq!(router.oneshot(request).await.unwrap().status().as_u16(), 415);
+    assert_eq!(
+        router.oneshot(request).await.unwrap().status().as_u16(),
+        415
+    );
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     assert_eq!(text.matches("breaker::actuator").count(), 1, "{text}");
 }

@@ -85,7 +85,13 @@ async fn one_call_logs_every_module() {
 
     let tl = m.time_limiter.time_limiter("payments");
     let slow = tokio::time::sleep(Duration::from_secs(1));
-    assert!(tl.call(async { slow.await; Ok::<_, std::io::Error>(()) }).await.is_err());
+    assert!(tl
+        .call(async {
+            slow.await;
+            Ok::<_, std::io::Error>(())
+        })
+        .await
+        .is_err());
 
     let bh = m.bulkhead.bulkhead("payments");
     let held = bh.try_acquire_permission().unwrap();
@@ -110,7 +116,12 @@ async fn one_call_logs_every_module() {
     // An instance created later is logged too.
     let later = live.registry().circuit_breaker("later");
     later.transition_to_forced_open_state().unwrap();
-    assert_eq!(lines.with("'later' changed state").len(), 1, "{}", lines.text());
+    assert_eq!(
+        lines.with("'later' changed state").len(),
+        1,
+        "{}",
+        lines.text()
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -125,7 +136,10 @@ async fn the_last_window_is_logged_when_the_instance_goes_quiet() {
     for _ in 0..5 {
         assert!(cb.try_acquire_permission().is_err());
     }
-    let rl = live.module_registries().rate_limiter.rate_limiter("payments");
+    let rl = live
+        .module_registries()
+        .rate_limiter
+        .rate_limiter("payments");
     rl.try_acquire_permission(1).unwrap();
     for _ in 0..3 {
         assert!(rl.try_acquire_permission(1).is_err());

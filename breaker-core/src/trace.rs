@@ -115,8 +115,7 @@ impl Summary {
                 s.flush_armed.store(false, Ordering::Release);
                 // A summary logged since (the window ended early by the event clock) took
                 // the count; else this window's summary is this one.
-                if s
-                    .last
+                if s.last
                     .compare_exchange(last, end, Ordering::Relaxed, Ordering::Relaxed)
                     .is_ok()
                 {

@@ -114,7 +114,11 @@ impl MetricsPublisher {
     /// counts and rates) all come from one reading; never waits for a call. Waits for a
     /// [`snapshot`](Self::snapshot) or another refresh in progress.
     pub fn refresh(&self) {
-        let _snapshot = self.inner.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        let _snapshot = self
+            .inner
+            .snapshot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         self.refresh_locked();
     }
 
@@ -125,7 +129,11 @@ impl MetricsPublisher {
     /// Calls made meanwhile still feed the per-call meters (the timer, the not-permitted
     /// counter).
     pub fn snapshot<R>(&self, render: impl FnOnce() -> R) -> R {
-        let _snapshot = self.inner.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        let _snapshot = self
+            .inner
+            .snapshot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         self.refresh_locked();
         render()
     }
