@@ -187,3 +187,33 @@ async fn a_state_change_logs_the_window_so_far() {
     tokio::time::sleep(Duration::from_secs(11)).await;
     assert_eq!(lines.with("rejected").len(), 2, "{}", lines.text());
 }
+
+#[test]
+fn a_rejected_reload_prints_its_bad_line_once() {
+    let (lines, _guard) = capture();
+    let (dir, live) = live();
+    let path = dir.path().join("application.yml");
+    std::fs::write(
+        &path,
+        "resilience4j.circuitbreaker.instances.payments:\n  slidingWindowSize: abc\n",
+    )
+    .unwrap();
+    assert!(live.reload().is_err());
+    // Unchanged content is not tried (nor logged) again.
+    let _ = live.reload_if_changed();
+    let text = lines.text();
+    assert_eq!(text.matches(" ERROR breaker::reload:").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("application.yml:2:22: resilience4j.circuitbreaker.instances.payments.slidingWindowSize = 'abc'")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        live.registry()
+            .circuit_breaker("payments")
+            .config()
+            .sliding_window_size(),
+        2
+    );
+}

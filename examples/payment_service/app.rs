@@ -481,6 +481,15 @@ fn on_reload(
         let t = epoch.elapsed();
         let stamp = style::cyan(&format!("t={:.2}s", t.as_secs_f64()));
         match event {
+            // The bad line is printed once: by the `breaker::reload` ERROR log when it is
+            // shown (it is unless RUST_LOG turns it off), else here.
+            ReloadEvent::Failed(_) if tracing::enabled!(target: "breaker::reload", tracing::Level::ERROR) =>
+            {
+                println!(
+                    "{stamp} {} failed, the previous config stays in force (the log says why)",
+                    style::red("reload")
+                )
+            }
             ReloadEvent::Failed(e) => {
                 println!(
                     "{stamp} {} failed, the previous config stays in force: {e}",
