@@ -36,7 +36,11 @@
 //! - A circuit breaker event's `errorMessage` is the Rust type name of the error when the
 //!   call went through `call` (there is no Java class and message).
 //! - `POST /actuator/circuitbreakers/{name}` is off unless turned on (403), and for a name
-//!   the registry does not have answers 404 without creating a breaker.
+//!   the registry does not have answers 404 without creating a breaker. Like Spring Boot's
+//!   write operations it consumes only `application/vnd.spring-boot.actuator.v3+json`,
+//!   `application/vnd.spring-boot.actuator.v2+json` and `application/json` (parameters such
+//!   as `charset` allowed): any other `Content-Type`, or none, is a 415, so a cross-site form
+//!   cannot change a state.
 //! - An unknown `{eventType}` is a 400 listing the types (Spring answers 500).
 
 #![forbid(unsafe_code)]
@@ -46,11 +50,16 @@ mod actuator;
 mod dto;
 mod events;
 mod health;
+mod media;
 mod prometheus;
 mod router;
+#[cfg(feature = "serve")]
+mod serve;
 mod time;
 
 pub use actuator::{Actuator, RateLimiterSettings};
 #[cfg(feature = "prometheus")]
 pub use prometheus::{install_prometheus_recorder, prometheus_builder, TIMER_BUCKETS};
+#[cfg(feature = "serve")]
+pub use serve::{serve, ServeTimeouts};
 pub use time::zoned_date_time;

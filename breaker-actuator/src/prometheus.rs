@@ -10,19 +10,22 @@ use axum::response::{IntoResponse, Response};
 use crate::actuator::Shared;
 
 /// `GET /actuator/prometheus`: the meters refreshed from every instance, then the recorder's
-/// text exposition (`text/plain; version=0.0.4`).
+/// text exposition (`text/plain; version=0.0.4`), both under the publisher's snapshot lock
+/// so that concurrent scrapes never mix two readings.
 pub(crate) async fn scrape(State(s): State<Arc<Shared>>) -> Response {
     #[cfg(feature = "prometheus")]
     if let Some(handle) = &s.actuator.prometheus {
-        if let Some(m) = &s.common.metrics {
-            m.refresh();
-        }
+        // One reading of every instance, rendered before another scrape sets a gauge.
+        let text = match &s.common.metrics {
+            Some(m) => m.snapshot(|| handle.render()),
+            None => handle.render(),
+        };
         return Response::builder()
             .header(
                 header::CONTENT_TYPE,
                 "text/plain; version=0.0.4; charset=utf-8",
             )
-            .body(Body::from(handle.render()))
+            .body(Body::from(text))
             .unwrap_or_default();
     }
     let _ = &s;

@@ -286,11 +286,25 @@ fn links(headers: &HeaderMap, base: &str, ids: &[&str]) -> Response {
 }
 
 /// `POST /actuator/circuitbreakers/{name}` (spec §4.4).
-async fn update_state(State(s): S, Path(name): Path<String>, body: Bytes) -> Response {
+async fn update_state(
+    State(s): S,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if !s.actuator.state_changes {
         return error(
             403,
             "changing a circuit breaker's state is turned off; turn it on with Actuator::allow_state_changes(true)".into(),
+        );
+    }
+    if !crate::media::consumes_json(&headers) {
+        return error(
+            415,
+            format!(
+                "the body's Content-Type must be one of {}",
+                crate::media::WRITE_CONSUMES.join(", ")
+            ),
         );
     }
     let Some(cb) = s.actuator.breakers.find(&name) else {
@@ -301,6 +315,7 @@ async fn update_state(State(s): S, Path(name): Path<String>, body: Bytes) -> Res
             .and_then(Value::as_str)
             .map(str::to_string)
     });
+    let from = cb.state();
     let result = match requested.as_deref() {
         Some("CLOSE") => cb.transition_to_closed_state(),
         Some("FORCE_OPEN") => cb.transition_to_forced_open_state(),
@@ -316,6 +331,18 @@ async fn update_state(State(s): S, Path(name): Path<String>, body: Bytes) -> Res
     if let Err(e) = result {
         return error(409, e.to_string());
     }
+    let to = cb.state();
+    // The breaker's own transition event says what changed; this says who asked.
+    tracing::warn!(
+        target: "breaker::actuator",
+        name,
+        from = from.name(),
+        to = to.name(),
+        update_state = requested.as_deref().unwrap_or_default(),
+        "CircuitBreaker '{name}' changed state from {from} to {to} through the actuator \
+         (POST /actuator/circuitbreakers/{name}, updateState {})",
+        requested.as_deref().unwrap_or_default()
+    );
     json_response(
         200,
         &json!({

@@ -197,6 +197,19 @@ impl LiveConfig {
         &self.inner.modules
     }
 
+    /// Turns on the recommended logging for every module, in one call: the circuit
+    /// breakers' transitions (WARN into OPEN and FORCED_OPEN, INFO otherwise) and rejection
+    /// summaries (target `breaker::circuit_breaker`), and the other modules' summaries
+    /// ([`ModuleRegistries::trace_events`]), for the instances that exist and those created
+    /// later. Reloads log whether or not this is called (target `breaker::reload`: INFO when
+    /// applied, ERROR when rejected). Show them with a `tracing` subscriber, e.g.
+    /// `tracing_subscriber::fmt().with_env_filter(EnvFilter::from_default_env()).init()`
+    /// and `RUST_LOG=breaker=info`. Call it once: every call subscribes again.
+    pub fn trace_events(&self) {
+        breaker_core::trace::circuit_breakers(&self.inner.registry);
+        self.inner.modules.trace_events();
+    }
+
     /// The files, in override order.
     pub fn paths(&self) -> &[PathBuf] {
         &self.inner.paths

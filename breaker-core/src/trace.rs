@@ -22,7 +22,7 @@
 //! one.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::breaker::CircuitBreaker;
@@ -45,31 +45,89 @@ pub const SUMMARY_INTERVAL: std::time::Duration =
 
 /// Counts occurrences (rejections, timeouts, exhausted retries) and says when to log them:
 /// at the first one, then at most once per [`SUMMARY_INTERVAL`], with the count since the
-/// last summary.
-#[derive(Debug, Default)]
+/// last summary. What a window counted after its summary is logged when the window ends,
+/// if the instance has gone quiet by then (a tokio timer, with the `tokio` feature inside a
+/// runtime), or at the breaker's next state change, whichever comes first: no count is
+/// left unlogged until the next occurrence.
+#[derive(Debug, Default, Clone)]
 pub struct Summary {
+    inner: Arc<SummaryInner>,
+}
+
+#[derive(Debug, Default)]
+struct SummaryInner {
     pending: AtomicU64,
     /// When the last summary was logged (event time, epoch ns); 0: never.
     last: AtomicU64,
+    /// A timer will log the current window's count when it ends.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    flush_armed: AtomicBool,
 }
 
 impl Summary {
     /// Counts one at `now`; `Some(count)` when a summary is due.
     fn hit(&self, now: u64) -> Option<u64> {
-        self.pending.fetch_add(1, Ordering::Relaxed);
-        let last = self.last.load(Ordering::Relaxed);
+        let s = &self.inner;
+        s.pending.fetch_add(1, Ordering::Relaxed);
+        let last = s.last.load(Ordering::Relaxed);
         if last != 0 && now < last.saturating_add(SUMMARY_INTERVAL_NANOS) {
             return None;
         }
-        self.last
+        s.last
             .compare_exchange(last, now.max(1), Ordering::Relaxed, Ordering::Relaxed)
             .ok()?;
-        Some(self.pending.swap(0, Ordering::Relaxed))
+        Some(s.pending.swap(0, Ordering::Relaxed))
     }
 
     /// The count not yet logged, reset.
     fn take(&self) -> u64 {
-        self.pending.swap(0, Ordering::Relaxed)
+        self.inner.pending.swap(0, Ordering::Relaxed)
+    }
+
+    /// After a hit that logged nothing at `now`: makes sure the count is logged (by `log`,
+    /// given the count and the seconds since the last summary) when the window ends, unless
+    /// a summary or a state change has logged it by then. Needs the `tokio` feature and a
+    /// runtime; without them the count waits for the next summary.
+    /// `make_log` is called only when a timer is armed (once per window).
+    fn flush_when_quiet<L: FnOnce(u64, f64) + Send + 'static>(
+        &self,
+        now: u64,
+        make_log: impl FnOnce() -> L,
+    ) {
+        #[cfg(feature = "tokio")]
+        {
+            if self.inner.flush_armed.load(Ordering::Relaxed) {
+                return;
+            }
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
+            let s = self.inner.clone();
+            if s.flush_armed.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            let log = make_log();
+            let last = s.last.load(Ordering::Relaxed);
+            let end = last.saturating_add(SUMMARY_INTERVAL_NANOS);
+            let wait = std::time::Duration::from_nanos(end.saturating_sub(now));
+            runtime.spawn(async move {
+                tokio::time::sleep(wait).await;
+                s.flush_armed.store(false, Ordering::Release);
+                // A summary logged since (the window ended early by the event clock) took
+                // the count; else this window's summary is this one.
+                if s.last
+                    .compare_exchange(last, end, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    let n = s.pending.swap(0, Ordering::Relaxed);
+                    if n > 0 {
+                        log(n, since(last, end));
+                    }
+                }
+            });
+        }
+        #[cfg(not(feature = "tokio"))]
+        let _ = (now, make_log);
     }
 }
 
@@ -88,20 +146,28 @@ pub fn circuit_breaker(breaker: &CircuitBreaker) -> SubscriptionId {
     breaker.subscribe(move |e: &CircuitBreakerEvent| breaker_event(e, &rejections))
 }
 
+fn breaker_rejections(name: &str, n: u64, since_s: f64) {
+    tracing::warn!(
+        target: "breaker::circuit_breaker",
+        name,
+        rejected = n,
+        since_s,
+        "CircuitBreaker '{name}' rejected {n} call{}",
+        if n == 1 { "" } else { "s" }
+    );
+}
+
 fn breaker_event(e: &CircuitBreakerEvent, rejections: &Summary) {
     let name = &*e.circuit_breaker_name;
     match e.kind {
         EventKind::NotPermitted => {
-            let last = rejections.last.load(Ordering::Relaxed);
-            if let Some(n) = rejections.hit(e.creation_time_nanos) {
-                tracing::warn!(
-                    target: "breaker::circuit_breaker",
-                    name,
-                    rejected = n,
-                    since_s = since(last, e.creation_time_nanos),
-                    "CircuitBreaker '{name}' rejected {n} call{}",
-                    if n == 1 { "" } else { "s" }
-                );
+            let last = rejections.inner.last.load(Ordering::Relaxed);
+            match rejections.hit(e.creation_time_nanos) {
+                Some(n) => breaker_rejections(name, n, since(last, e.creation_time_nanos)),
+                None => rejections.flush_when_quiet(e.creation_time_nanos, || {
+                    let name: Arc<str> = e.circuit_breaker_name.clone();
+                    move |n, since_s| breaker_rejections(&name, n, since_s)
+                }),
             }
         }
         EventKind::StateTransition { from, to } => {
@@ -228,24 +294,32 @@ where
     }
 }
 
-/// Logs one summary of `what` for `name` when due.
-fn summarise(summary: &Summary, now: u64, target: Target, name: &str, what: &str) {
-    let last = summary.last.load(Ordering::Relaxed);
-    if let Some(n) = summary.hit(now) {
-        let since_s = since(last, now);
-        match target {
-            Target::Retry => {
-                tracing::warn!(target: "breaker::retry", name, count = n, since_s, "Retry '{name}' {what}: {n}")
-            }
-            Target::TimeLimiter => {
-                tracing::warn!(target: "breaker::time_limiter", name, count = n, since_s, "TimeLimiter '{name}' {what}: {n}")
-            }
-            Target::Bulkhead => {
-                tracing::warn!(target: "breaker::bulkhead", name, rejected = n, since_s, "Bulkhead '{name}' {what}: {n}")
-            }
-            Target::RateLimiter => {
-                tracing::warn!(target: "breaker::rate_limiter", name, rejected = n, since_s, "RateLimiter '{name}' {what}: {n}")
-            }
+/// Logs one summary of `what` for `name` when due, else makes sure the window's count is
+/// logged when it ends.
+fn summarise(summary: &Summary, now: u64, target: Target, name: &str, what: &'static str) {
+    let last = summary.inner.last.load(Ordering::Relaxed);
+    match summary.hit(now) {
+        Some(n) => log_summary(target, name, what, n, since(last, now)),
+        None => summary.flush_when_quiet(now, || {
+            let name = name.to_string();
+            move |n, since_s| log_summary(target, &name, what, n, since_s)
+        }),
+    }
+}
+
+fn log_summary(target: Target, name: &str, what: &str, n: u64, since_s: f64) {
+    match target {
+        Target::Retry => {
+            tracing::warn!(target: "breaker::retry", name, count = n, since_s, "Retry '{name}' {what}: {n}")
+        }
+        Target::TimeLimiter => {
+            tracing::warn!(target: "breaker::time_limiter", name, count = n, since_s, "TimeLimiter '{name}' {what}: {n}")
+        }
+        Target::Bulkhead => {
+            tracing::warn!(target: "breaker::bulkhead", name, rejected = n, since_s, "Bulkhead '{name}' {what}: {n}")
+        }
+        Target::RateLimiter => {
+            tracing::warn!(target: "breaker::rate_limiter", name, rejected = n, since_s, "RateLimiter '{name}' {what}: {n}")
         }
     }
 }

@@ -53,6 +53,9 @@ struct Inner {
     tags: Tags,
     families: Mutex<Vec<Arc<dyn Refresh>>>,
     described: AtomicBool,
+    /// Held while the gauges are set and while a snapshot of them is rendered, so that no
+    /// scrape reads a gauge another refresh is setting.
+    snapshot: Mutex<()>,
 }
 
 impl std::fmt::Debug for MetricsPublisher {
@@ -78,6 +81,7 @@ impl MetricsPublisher {
                 tags: Tags::new(tags),
                 families: Mutex::new(Vec::new()),
                 described: AtomicBool::new(false),
+                snapshot: Mutex::new(()),
             }),
         }
     }
@@ -106,8 +110,35 @@ impl MetricsPublisher {
 
     /// Sets every gauge and instance-kept counter of every bound instance from its metrics,
     /// now. Reads each instance's metrics once (a breaker's takes its lock briefly, as
-    /// `CircuitBreaker::metrics` does); never waits for a call.
+    /// `CircuitBreaker::metrics` does), so an instance's gauges (its six state series, its
+    /// counts and rates) all come from one reading; never waits for a call. Waits for a
+    /// [`snapshot`](Self::snapshot) or another refresh in progress.
     pub fn refresh(&self) {
+        let _snapshot = self
+            .inner
+            .snapshot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        self.refresh_locked();
+    }
+
+    /// [`refresh`](Self::refresh), then `render` (e.g. `PrometheusHandle::render`), with no
+    /// other refresh or snapshot of this publisher in between: what `render` reads is one
+    /// consistent reading of every instance, even with several scrapers at once (an HA pair
+    /// of Prometheus servers). The actuator's `/actuator/prometheus` renders this way.
+    /// Calls made meanwhile still feed the per-call meters (the timer, the not-permitted
+    /// counter).
+    pub fn snapshot<R>(&self, render: impl FnOnce() -> R) -> R {
+        let _snapshot = self
+            .inner
+            .snapshot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        self.refresh_locked();
+        render()
+    }
+
+    fn refresh_locked(&self) {
         self.describe();
         let families = self
             .inner

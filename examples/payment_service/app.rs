@@ -77,6 +77,8 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
     let (live, warnings) = LiveFile::load(&working, catalog.clone())?;
     // Every module's registry and the aspect orders, for the attributes of `client`.
     resilience4rs::init_live(live.live()).map_err(|e| e.to_string())?;
+    // Transitions, rejection summaries and reloads as `tracing` events (main.rs shows them).
+    live.live().trace_events();
     let cb = resilience4rs::global().circuit_breaker(BREAKER);
     let rejections = layers::Rejections::attach();
     // The retry-alone client's retry and time limiter: the same file, its own instances.
@@ -479,6 +481,15 @@ fn on_reload(
         let t = epoch.elapsed();
         let stamp = style::cyan(&format!("t={:.2}s", t.as_secs_f64()));
         match event {
+            // The bad line is printed once: by the `breaker::reload` ERROR log when it is
+            // shown (it is unless RUST_LOG turns it off), else here.
+            ReloadEvent::Failed(_) if tracing::enabled!(target: "breaker::reload", tracing::Level::ERROR) =>
+            {
+                println!(
+                    "{stamp} {} failed, the previous config stays in force (the log says why)",
+                    style::red("reload")
+                )
+            }
             ReloadEvent::Failed(e) => {
                 println!(
                     "{stamp} {} failed, the previous config stays in force: {e}",

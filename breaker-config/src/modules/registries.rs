@@ -213,6 +213,20 @@ impl ModuleRegistries {
         r
     }
 
+    /// Logs the events an operator wants of every instance of the five registries, those
+    /// that exist and those created later, through `tracing` (see `breaker_core::trace`):
+    /// summaries of exhausted retries, time-outs and bulkhead and rate-limiter rejections
+    /// (WARN, at most once per instance every 10 s; targets `breaker::retry`,
+    /// `breaker::time_limiter`, `breaker::bulkhead`, `breaker::rate_limiter`) and each retry
+    /// (DEBUG). Call it once: every call subscribes again (and logs each event again).
+    pub fn trace_events(&self) {
+        breaker_core::trace::instances(&self.retry);
+        breaker_core::trace::instances(&self.time_limiter);
+        breaker_core::trace::instances(&self.bulkhead);
+        breaker_core::trace::instances(&self.thread_pool_bulkhead);
+        breaker_core::trace::instances(&self.rate_limiter);
+    }
+
     /// Applies a whole new configuration to every registry (what a reload does): instances
     /// keep their state, instances no longer listed follow the default config again.
     pub fn apply(&self, c: ModuleCoreConfigs) {
