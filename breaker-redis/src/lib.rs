@@ -31,11 +31,14 @@
 //! is written back; a newer shared state is applied).
 
 mod config;
+mod hook;
 mod link;
 mod options;
 mod redact;
+mod redis_clock;
 mod scripts;
 mod store;
+mod worker;
 
 pub use config::{attach_configured, options_from, ConfiguredStores};
 pub use options::RedisStoreOptions;

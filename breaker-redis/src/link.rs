@@ -1,44 +1,78 @@
-//! [`Link`]: one breaker's tie to its shared state (the [`SharedState`] hook it calls).
+//! [`Link`]: one breaker's tie to its shared state: reading it, applying it, and the
+//! writes (trip, close, trial outcome) that change it. The [`SharedState`] hook the breaker
+//! calls is in `hook.rs`.
+//!
+//! Every write carries what it was based on (issue #23): the shared epoch this process had
+//! seen and when it was decided (on Redis's clock, [`RedisClock`](crate::redis_clock)); the
+//! scripts refuse one that is stale, so a request Redis runs late (Redis stopped, then
+//! continued) cannot open a breaker everyone has closed since, nor stretch an OPEN.
+//!
+//! [`SharedState`]: breaker_core::SharedState
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use breaker_core::{
-    CircuitBreaker, SharedState, SharedView, State, TrialEnd, TrialGrant, WeakCircuitBreaker,
-};
+use breaker_core::{CircuitBreaker, SharedView, State, WeakCircuitBreaker};
+use redis::{Connection, ScriptInvocation};
 
 use crate::scripts::{Reply, SharedState as Shared};
 use crate::store::StoreInner;
 
-const NANOS_PER_MILLI: u64 = 1_000_000;
+pub(crate) const NANOS_PER_MILLI: u64 = 1_000_000;
 
 /// A trial slot this process holds: the episode that granted it, the lease id, and the
 /// shared HALF_OPEN epoch it belongs to.
-struct Lease {
-    episode: u64,
-    id: String,
-    epoch: u64,
+pub(crate) struct Lease {
+    pub(crate) episode: u64,
+    pub(crate) id: String,
+    pub(crate) epoch: u64,
+}
+
+/// What a trial outcome tells Redis (see `OUTCOME` in `scripts.rs`).
+pub(crate) struct Outcome {
+    /// 0 hands the slot back, 1 a success, 2 a failure.
+    pub(crate) kind: u8,
+    pub(crate) slow: bool,
+    pub(crate) minimum: u32,
+    pub(crate) failure_threshold: f32,
+    pub(crate) slow_threshold: f32,
+    pub(crate) wait_ms: u64,
+}
+
+impl Outcome {
+    /// Hands a slot back: counts nothing.
+    pub(crate) const RELEASE: Outcome = Outcome {
+        kind: 0,
+        slow: false,
+        minimum: 0,
+        failure_threshold: 0.0,
+        slow_threshold: 0.0,
+        wait_ms: 0,
+    };
 }
 
 pub(crate) struct Link {
-    store: Weak<StoreInner>,
+    /// This link, for the jobs it hands to the store's call thread.
+    pub(crate) me: Weak<Link>,
+    pub(crate) store: Weak<StoreInner>,
     pub(crate) breaker: WeakCircuitBreaker,
     pub(crate) key: String,
     pub(crate) trials_key: String,
     /// The shared epoch this process last saw (0: none, or the key did not exist).
-    epoch: AtomicU64,
+    pub(crate) epoch: AtomicU64,
     /// The shared OPEN attempts last seen (for the wait of the next OPEN).
-    attempts: AtomicU32,
-    leases: Mutex<Vec<Lease>>,
+    pub(crate) attempts: AtomicU32,
+    pub(crate) leases: Mutex<Vec<Lease>>,
     /// Local clock (ns): trial requests before it are refused without asking Redis (every
     /// slot was taken a moment ago).
-    refused_until: AtomicU64,
+    pub(crate) refused_until: AtomicU64,
 }
 
 impl Link {
-    pub(crate) fn new(store: &Arc<StoreInner>, cb: &CircuitBreaker) -> Link {
+    pub(crate) fn new(store: &Arc<StoreInner>, cb: &CircuitBreaker) -> Arc<Link> {
         let key = format!("{}{{{}}}", store.options.key_prefix, cb.name());
-        Link {
+        Arc::new_cyclic(|me| Link {
+            me: me.clone(),
             store: Arc::downgrade(store),
             breaker: cb.downgrade_weak(),
             trials_key: format!("{key}:trials"),
@@ -47,49 +81,80 @@ impl Link {
             attempts: AtomicU32::new(0),
             leases: Mutex::new(Vec::new()),
             refused_until: AtomicU64::new(0),
-        }
+        })
     }
 
-    fn ttl_ms(s: &StoreInner) -> u64 {
+    pub(crate) fn ttl_ms(s: &StoreInner) -> u64 {
         s.options.key_ttl.as_millis() as u64
     }
 
-    /// Reads the shared state on the call-path connection and applies it (at attach time).
+    /// A script invocation on this breaker's keys with the two arguments every write
+    /// starts with: when it was decided (Redis's clock, ms; 0 unknown) and how old it may be
+    /// when Redis runs it.
+    fn write<'a>(&self, script: &'a redis::Script, s: &StoreInner, decided: u64) -> ScriptInvocation<'a> {
+        let mut inv = script.key(&self.key);
+        inv.key(&self.trials_key).arg(decided).arg(s.max_age_ms());
+        inv
+    }
+
+    /// Runs `inv` on `c` and notes Redis's clock from its reply.
+    pub(crate) fn run(s: &StoreInner, c: &mut Connection, inv: &ScriptInvocation<'_>) -> redis::RedisResult<Reply> {
+        let v: Vec<i64> = inv.invoke(c)?;
+        let r = Reply::parse(&v)?;
+        s.clock.observe(r.now_ms);
+        Ok(r)
+    }
+
+    /// Reads the shared state and applies it (at attach time, waiting at most
+    /// `3 x timeout`).
     pub(crate) fn refresh(&self, s: &StoreInner, cb: &CircuitBreaker) {
-        let r = s.call(|c, sc| {
-            let v: Vec<i64> = sc.read.key(&self.key).key(&self.trials_key).invoke(c)?;
-            Reply::parse(&v)
+        let _ = s.call(|c, sc| {
+            let r = Self::run(s, c, &sc.read.key(&self.key).key(&self.trials_key))?;
+            self.reconcile(s, c, cb, r)
         });
-        if let Some(r) = r {
-            self.reconcile(s, cb, r);
-        }
     }
 
     /// Brings the local breaker and the shared state together after a read: a newer shared
-    /// state is applied; a local OPEN that Redis does not know (lost in a restart, or
-    /// tripped while Redis was away) is written back.
-    pub(crate) fn reconcile(&self, s: &StoreInner, cb: &CircuitBreaker, r: Reply) {
+    /// state is applied; a local OPEN that Redis does not know (lost in a restart, tripped
+    /// while Redis was away, or refused as late) is written back on `c`, decided now, with
+    /// the local OPEN's remaining wait.
+    pub(crate) fn reconcile(
+        &self,
+        s: &StoreInner,
+        c: &mut Connection,
+        cb: &CircuitBreaker,
+        r: Reply,
+    ) -> redis::RedisResult<()> {
         let local = cb.state();
         self.attempts.store(r.attempts, Ordering::Relaxed);
         if r.epoch == 0 {
             self.epoch.store(0, Ordering::Relaxed);
             if local == State::Open {
-                self.trip(s, cb, false);
+                return self.write_back(s, c, cb);
             }
-            return;
+            return Ok(());
         }
         let known = self.epoch.swap(r.epoch, Ordering::Relaxed);
         if known != r.epoch {
             self.apply(cb, r);
         } else if local == State::Open && r.state == Shared::Closed {
-            self.trip(s, cb, false);
+            return self.write_back(s, c, cb);
         } else if !compatible(local, &r) {
             self.apply(cb, r);
         }
+        Ok(())
+    }
+
+    fn write_back(&self, s: &StoreInner, c: &mut Connection, cb: &CircuitBreaker) -> redis::RedisResult<()> {
+        let Some(wait_ms) = open_wait_ms(cb) else {
+            return Ok(());
+        };
+        let expected = self.epoch.load(Ordering::Relaxed);
+        self.trip_on(s, c, cb, false, wait_ms, s.clock.now_ms(), expected)
     }
 
     /// Moves the local breaker to the shared state `r`.
-    fn apply(&self, cb: &CircuitBreaker, r: Reply) {
+    pub(crate) fn apply(&self, cb: &CircuitBreaker, r: Reply) {
         let view = match r.state {
             Shared::Closed => SharedView::Closed,
             Shared::HalfOpen => SharedView::HalfOpen,
@@ -105,56 +170,118 @@ impl Link {
         cb.apply_shared_state(view);
     }
 
-    /// Writes this process's OPEN to the shared state (or adopts the OPEN already there).
-    fn trip(&self, s: &StoreInner, cb: &CircuitBreaker, force: bool) {
-        let Some(until) = cb.open_until_nanos() else {
+    /// Writes an OPEN for `wait_ms` (-1: an OPEN whose wait has passed, which the first
+    /// trial lease turns into HALF_OPEN) from the call path: handed to the store's call
+    /// thread with what it is based on (the epoch seen now, decided now), never waited for.
+    pub(crate) fn trip(&self, s: &StoreInner, force: bool, wait_ms: i64) {
+        let expected = self.epoch.load(Ordering::Relaxed);
+        let decided = s.clock.now_ms();
+        let Some(link) = self.me.upgrade() else {
             return;
         };
-        let now = cb.clock().recent_nanos();
-        let wait_ms = until.saturating_sub(now).div_ceil(NANOS_PER_MILLI);
-        self.trip_for(s, cb, force, wait_ms.min(i64::MAX as u64) as i64);
+        s.submit(Box::new(move |s, con| {
+            let (Some(c), Some(cb)) = (con, link.breaker.upgrade()) else {
+                return Ok(());
+            };
+            link.trip_on(s, c, &cb, force, wait_ms, decided, expected)
+        }));
     }
 
-    /// [`trip`](Self::trip) for `wait_ms`: -1 makes the shared state an OPEN whose wait has
-    /// passed, which the first trial lease turns into HALF_OPEN.
-    fn trip_for(&self, s: &StoreInner, cb: &CircuitBreaker, force: bool, wait_ms: i64) {
-        let expected = self.epoch.load(Ordering::Relaxed);
-        let r = s.call(|c, sc| {
-            let v: Vec<i64> = sc
-                .trip
-                .key(&self.key)
-                .key(&self.trials_key)
-                .arg(expected)
-                .arg(wait_ms)
-                .arg(Self::ttl_ms(s))
-                .arg(u8::from(force))
-                .invoke(c)?;
-            Reply::parse(&v)
-        });
-        if let Some(r) = r {
-            self.epoch.store(r.epoch, Ordering::Relaxed);
-            self.attempts.store(r.attempts, Ordering::Relaxed);
-            if !r.flag {
-                // Another process's state stands (an earlier OPEN, a newer HALF_OPEN).
-                self.apply(cb, r);
+    #[allow(clippy::too_many_arguments)]
+    fn trip_on(
+        &self,
+        s: &StoreInner,
+        c: &mut Connection,
+        cb: &CircuitBreaker,
+        force: bool,
+        wait_ms: i64,
+        decided: u64,
+        expected: u64,
+    ) -> redis::RedisResult<()> {
+        let mut inv = self.write(&s.scripts.trip, s, decided);
+        inv.arg(expected)
+            .arg(wait_ms)
+            .arg(Self::ttl_ms(s))
+            .arg(u8::from(force));
+        let r = Self::run(s, c, &inv)?;
+        if r.late {
+            tracing::debug!(target: "breaker_redis", breaker = cb.name(), "a trip Redis ran late was refused");
+            return Ok(());
+        }
+        self.epoch.store(r.epoch, Ordering::Relaxed);
+        self.attempts.store(r.attempts, Ordering::Relaxed);
+        if !r.flag {
+            // Another process's state stands (an earlier OPEN, a newer HALF_OPEN or CLOSED).
+            self.apply(cb, r);
+        }
+        Ok(())
+    }
+
+    /// CLOSED for every replica (a manual transition), from the call path, never waited for.
+    pub(crate) fn close(&self, s: &StoreInner) {
+        let decided = s.clock.now_ms();
+        let Some(link) = self.me.upgrade() else {
+            return;
+        };
+        s.submit(Box::new(move |s, con| {
+            let Some(c) = con else { return Ok(()) };
+            let mut inv = link.write(&s.scripts.close, s, decided);
+            inv.arg(Self::ttl_ms(s));
+            let r = Self::run(s, c, &inv)?;
+            if !r.late {
+                link.epoch.store(r.epoch, Ordering::Relaxed);
             }
-        }
+            Ok(())
+        }));
     }
 
-    fn close(&self, s: &StoreInner) {
-        let r = s.call(|c, sc| {
-            let v: Vec<i64> = sc
-                .close
-                .key(&self.key)
-                .key(&self.trials_key)
-                .arg(Self::ttl_ms(s))
-                .invoke(c)?;
-            Reply::parse(&v)
-        });
-        if let Some(r) = r {
-            self.epoch.store(r.epoch, Ordering::Relaxed);
-        }
+    /// Asks for a trial lease `id` (decided at `decided`, Redis's clock).
+    pub(crate) fn lease_on(
+        &self,
+        s: &StoreInner,
+        c: &mut Connection,
+        id: &str,
+        permitted: u32,
+        decided: u64,
+    ) -> redis::RedisResult<Reply> {
+        let mut inv = self.write(&s.scripts.lease, s, decided);
+        inv.arg(id)
+            .arg(s.options.trial_lease.as_millis() as u64)
+            .arg(permitted)
+            .arg(Self::ttl_ms(s));
+        Self::run(s, c, &inv)
     }
+
+    /// Ends the trial lease `id` of HALF_OPEN epoch `epoch` with `o`.
+    pub(crate) fn outcome_on(
+        &self,
+        s: &StoreInner,
+        c: &mut Connection,
+        id: &str,
+        epoch: u64,
+        o: &Outcome,
+        decided: u64,
+    ) -> redis::RedisResult<Reply> {
+        let mut inv = self.write(&s.scripts.outcome, s, decided);
+        inv.arg(id)
+            .arg(epoch)
+            .arg(o.kind)
+            .arg(u8::from(o.slow))
+            .arg(o.minimum)
+            .arg(o.failure_threshold.to_string())
+            .arg(o.slow_threshold.to_string())
+            .arg(o.wait_ms)
+            .arg(Self::ttl_ms(s));
+        Self::run(s, c, &inv)
+    }
+}
+
+/// The remaining wait of the breaker's OPEN (ms, rounded up), `None` when it is not OPEN.
+pub(crate) fn open_wait_ms(cb: &CircuitBreaker) -> Option<i64> {
+    let until = cb.open_until_nanos()?;
+    let now = cb.clock().recent_nanos();
+    let wait_ms = until.saturating_sub(now).div_ceil(NANOS_PER_MILLI);
+    Some(wait_ms.min(i64::MAX as u64) as i64)
 }
 
 /// Whether the local state already is what the shared state `r` (of an epoch this process
@@ -177,122 +304,5 @@ fn local_deadline(cb: &CircuitBreaker, r: &Reply) -> u64 {
         now.saturating_add((r.until_ms - r.now_ms).saturating_mul(NANOS_PER_MILLI))
     } else {
         now.saturating_sub((r.now_ms - r.until_ms).saturating_mul(NANOS_PER_MILLI))
-    }
-}
-
-impl SharedState for Link {
-    fn on_transition(&self, cb: &CircuitBreaker, from: State, to: State, manual: bool) {
-        let Some(s) = self.store.upgrade() else {
-            return;
-        };
-        match to {
-            State::Open if manual || from == State::Closed => self.trip(&s, cb, manual),
-            State::Closed if manual => self.close(&s),
-            // A manual HALF_OPEN: an OPEN whose wait has passed, so the next trial lease of
-            // any process starts one shared HALF_OPEN.
-            State::HalfOpen if manual => self.trip_for(&s, cb, true, -1),
-            // HALF_OPEN's decisions are made by the trial outcomes in Redis (`end_trial`);
-            // OPEN -> HALF_OPEN by the first trial lease; FORCED_OPEN, DISABLED and
-            // METRICS_ONLY stay local.
-            _ => {}
-        }
-    }
-
-    fn acquire_trial(&self, cb: &CircuitBreaker, episode: u64) -> TrialGrant {
-        let Some(s) = self.store.upgrade() else {
-            return TrialGrant::Local;
-        };
-        let now = cb.clock().recent_nanos();
-        if now < self.refused_until.load(Ordering::Relaxed) {
-            return TrialGrant::Refused { until: 0 };
-        }
-        let id = s.lease_id();
-        let permitted = cb.config().permitted_number_of_calls_in_half_open_state();
-        let r = s.call(|c, sc| {
-            let v: Vec<i64> = sc
-                .lease
-                .key(&self.key)
-                .key(&self.trials_key)
-                .arg(&id)
-                .arg(s.options.trial_lease.as_millis() as u64)
-                .arg(permitted)
-                .arg(Self::ttl_ms(&s))
-                .invoke(c)?;
-            Reply::parse(&v)
-        });
-        let Some(r) = r else {
-            return TrialGrant::Local;
-        };
-        self.attempts.store(r.attempts, Ordering::Relaxed);
-        self.epoch.store(r.epoch, Ordering::Relaxed);
-        if r.flag {
-            self.leases.lock().unwrap().push(Lease {
-                episode,
-                id,
-                epoch: r.epoch,
-            });
-            return TrialGrant::Granted;
-        }
-        match r.state {
-            Shared::HalfOpen => {
-                let pause = s.options.refresh_interval.as_nanos() as u64 / 4;
-                self.refused_until
-                    .store(now.saturating_add(pause), Ordering::Relaxed);
-                TrialGrant::Refused { until: 0 }
-            }
-            _ => {
-                self.apply(cb, r);
-                TrialGrant::Refused { until: 0 }
-            }
-        }
-    }
-
-    fn end_trial(&self, cb: &CircuitBreaker, episode: u64, end: TrialEnd) {
-        let lease = {
-            let mut leases = self.leases.lock().unwrap();
-            match leases.iter().position(|l| l.episode == episode) {
-                Some(i) => leases.swap_remove(i),
-                None => return,
-            }
-        };
-        let Some(s) = self.store.upgrade() else {
-            return;
-        };
-        let config = cb.config();
-        let (kind, slow) = match end {
-            TrialEnd::Released => (0u8, false),
-            TrialEnd::Outcome { failed, elapsed } => (
-                if failed { 2 } else { 1 },
-                elapsed > config.slow_call_duration_threshold(),
-            ),
-        };
-        let permitted = config.permitted_number_of_calls_in_half_open_state();
-        let minimum = config.minimum_number_of_calls().min(permitted);
-        let wait_ms = config
-            .wait_interval_function_in_open_state()
-            .wait_millis(self.attempts.load(Ordering::Relaxed).saturating_add(1));
-        let r = s.call(|c, sc| {
-            let v: Vec<i64> = sc
-                .outcome
-                .key(&self.key)
-                .key(&self.trials_key)
-                .arg(&lease.id)
-                .arg(lease.epoch)
-                .arg(kind)
-                .arg(u8::from(slow))
-                .arg(minimum)
-                .arg(config.failure_rate_threshold().to_string())
-                .arg(config.slow_call_rate_threshold().to_string())
-                .arg(wait_ms)
-                .arg(Self::ttl_ms(&s))
-                .invoke(c)?;
-            Reply::parse(&v)
-        });
-        if let Some(r) = r {
-            self.attempts.store(r.attempts, Ordering::Relaxed);
-            if self.epoch.swap(r.epoch, Ordering::Relaxed) != r.epoch {
-                self.apply(cb, r);
-            }
-        }
     }
 }

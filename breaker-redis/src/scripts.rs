@@ -9,6 +9,14 @@
 //! nothing changed since), `u` OPEN deadline (ms since the epoch, Redis's clock), `a`
 //! attempts (for the OPEN wait's interval function), `ok` / `ko` / `sl` HALF_OPEN trial
 //! successes, failures and slow calls. Every script replies `{flag, s, e, u, a, now}`.
+//!
+//! Every script's first two arguments say what a change was based on (issue #23):
+//! `ARGV[1]` when the replica decided it, estimated on Redis's clock (ms, 0 when the replica
+//! has no estimate yet), and `ARGV[2]` how old it may be when Redis runs it (ms). A change
+//! Redis runs later than that (its request sat in a socket while Redis was stopped, or in a
+//! queue) is refused with flag 2 and changes nothing: a replica that gave up waiting on a
+//! request has moved on with its local state, and the refresher writes back what still
+//! holds. An OPEN deadline is counted from the decision, not from when Redis ran it.
 
 use redis::Script;
 
@@ -20,6 +28,10 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local h = redis.call('HMGET', K, 's', 'e', 'u', 'a', 'ok', 'ko', 'sl')
 local s, e, u, a = tonumber(h[1] or 0), tonumber(h[2] or 0), tonumber(h[3] or 0), tonumber(h[4] or 0)
 local ok, ko, sl = tonumber(h[5] or 0), tonumber(h[6] or 0), tonumber(h[7] or 0)
+local d, maxage = tonumber(ARGV[1] or 0), tonumber(ARGV[2] or 0)
+local late = d > 0 and now - d > maxage
+local at = now
+if d > 0 and d < now then at = d end
 local function save(ttl)
   redis.call('HSET', K, 's', s, 'e', e, 'u', u, 'a', a, 'ok', ok, 'ko', ko, 'sl', sl)
   local keep = ttl
@@ -37,34 +49,41 @@ local function reply(flag) return {flag, s, e, u, a, now} end
 /// `READ()`: the state, changing nothing.
 const READ: &str = "return reply(0)";
 
-/// `TRIP(expected_epoch, wait_ms, ttl_ms, force)`: OPEN for `wait_ms` from CLOSED, from a
-/// missing key, from the HALF_OPEN of `expected_epoch` (one this replica has seen), or
-/// always with `force` 1 (a manual transition). An OPEN state is kept: the first replica's
-/// deadline stands. Flag 1 when this call opened it.
+/// `TRIP(decided, max_age, expected_epoch, wait_ms, ttl_ms, force)`: OPEN for `wait_ms` from
+/// the decision, from a missing key, from the CLOSED state this replica has seen
+/// (`expected_epoch` or an older one: a CLOSED newer than what the replica's window was
+/// based on refuses it), from the HALF_OPEN of `expected_epoch`, or always with `force` 1
+/// (a manual transition). An OPEN state is kept: the first replica's deadline stands.
+/// Flag 1 when this call opened it, 2 when it came too late.
 const TRIP: &str = r#"
-if ARGV[4] == '1' or e == 0 or s == 0 or (s == 2 and e == tonumber(ARGV[1])) then
-  s = 1; newepoch(); u = now + tonumber(ARGV[2]); a = a + 1
-  save(tonumber(ARGV[3]))
+if late then return reply(2) end
+local expected = tonumber(ARGV[3])
+if ARGV[6] == '1' or e == 0 or (s == 0 and (expected == 0 or e <= expected))
+    or (s == 2 and e == expected) then
+  s = 1; newepoch(); u = at + tonumber(ARGV[4]); a = a + 1
+  save(tonumber(ARGV[5]))
   return reply(1)
 end
 return reply(0)
 "#;
 
-/// `LEASE(lease_id, lease_ms, permitted, ttl_ms)`: a HALF_OPEN trial slot for `lease_ms`.
-/// An OPEN state whose deadline has passed moves to HALF_OPEN first (a missing key too: the
-/// replica asking was OPEN, and Redis lost the state). Expired leases are dropped (their
-/// process died or hung), then a lease is granted if leases in flight plus trial outcomes
-/// recorded are fewer than `permitted`. Flag 1 when granted.
+/// `LEASE(decided, max_age, lease_id, lease_ms, permitted, ttl_ms)`: a HALF_OPEN trial slot
+/// for `lease_ms`. An OPEN state whose deadline has passed moves to HALF_OPEN first (a
+/// missing key too: the replica asking was OPEN, and Redis lost the state). Expired leases
+/// are dropped (their process died or hung), then a lease is granted if leases in flight
+/// plus trial outcomes recorded are fewer than `permitted`. Flag 1 when granted, 2 when
+/// the request came too late (its caller has stopped waiting).
 const LEASE: &str = r#"
-local ttl = tonumber(ARGV[4])
+if late then return reply(2) end
+local ttl = tonumber(ARGV[6])
 if e == 0 or (s == 1 and now > u) then
   s = 2; newepoch(); save(ttl)
 end
 if s ~= 2 then return reply(0) end
 redis.call('ZREMRANGEBYSCORE', T, '-inf', now)
-if redis.call('ZCARD', T) + ok + ko < tonumber(ARGV[3]) then
-  local lease = tonumber(ARGV[2])
-  redis.call('ZADD', T, now + lease, ARGV[1])
+if redis.call('ZCARD', T) + ok + ko < tonumber(ARGV[5]) then
+  local lease = tonumber(ARGV[4])
+  redis.call('ZADD', T, now + lease, ARGV[3])
   redis.call('PEXPIRE', T, lease + ttl)
   redis.call('PEXPIRE', K, ttl)
   return reply(1)
@@ -72,24 +91,26 @@ end
 return reply(0)
 "#;
 
-/// `OUTCOME(lease_id, epoch, kind, slow, minimum_calls, failure_threshold,
+/// `OUTCOME(decided, max_age, lease_id, epoch, kind, slow, minimum_calls, failure_threshold,
 /// slow_threshold, wait_ms, ttl_ms)`: ends a trial lease. `kind` 0 hands the slot back, 1 a
 /// success, 2 a failure. An outcome counts only if its lease is still held (not expired)
-/// in the HALF_OPEN of `epoch`. Once `minimum_calls` outcomes are in, the rates decide for
-/// every replica: OPEN for `wait_ms` if either reaches its threshold (%), else CLOSED. Flag
-/// 1 when this call decided.
+/// in the HALF_OPEN of `epoch` and it is not late (a late one hands its slot back, flag 2).
+/// Once `minimum_calls` outcomes are in, the rates decide for every replica: OPEN for
+/// `wait_ms` if either reaches its threshold (%), else CLOSED. Flag 1 when this call
+/// decided.
 const OUTCOME: &str = r#"
-local removed = redis.call('ZREM', T, ARGV[1])
-if removed == 0 or s ~= 2 or e ~= tonumber(ARGV[2]) or ARGV[3] == '0' then return reply(0) end
-if ARGV[3] == '2' then ko = ko + 1 else ok = ok + 1 end
-if ARGV[4] == '1' then sl = sl + 1 end
+local removed = redis.call('ZREM', T, ARGV[3])
+if late then return reply(2) end
+if removed == 0 or s ~= 2 or e ~= tonumber(ARGV[4]) or ARGV[5] == '0' then return reply(0) end
+if ARGV[5] == '2' then ko = ko + 1 else ok = ok + 1 end
+if ARGV[6] == '1' then sl = sl + 1 end
 local calls = ok + ko
-local ttl = tonumber(ARGV[9])
-if calls >= tonumber(ARGV[5]) then
+local ttl = tonumber(ARGV[11])
+if calls >= tonumber(ARGV[7]) then
   local failed, slow = ko * 100 / calls, sl * 100 / calls
   newepoch()
-  if failed >= tonumber(ARGV[6]) or slow >= tonumber(ARGV[7]) then
-    s = 1; u = now + tonumber(ARGV[8]); a = a + 1
+  if failed >= tonumber(ARGV[8]) or slow >= tonumber(ARGV[9]) then
+    s = 1; u = at + tonumber(ARGV[10]); a = a + 1
   else
     s = 0; u = 0; a = 0
   end
@@ -100,11 +121,12 @@ save(ttl)
 return reply(0)
 "#;
 
-/// `CLOSE(ttl_ms)`: CLOSED for every replica (a manual `transition_to_closed_state()` or
-/// `reset()`).
+/// `CLOSE(decided, max_age, ttl_ms)`: CLOSED for every replica (a manual
+/// `transition_to_closed_state()` or `reset()`); flag 2 when it came too late.
 const CLOSE: &str = r#"
+if late then return reply(2) end
 s = 0; newepoch(); u = 0; a = 0
-save(tonumber(ARGV[1]))
+save(tonumber(ARGV[3]))
 return reply(1)
 "#;
 
@@ -136,6 +158,8 @@ impl Scripts {
 pub(crate) struct Reply {
     /// The script's flag (opened, granted, decided).
     pub flag: bool,
+    /// The script refused the change: Redis ran it later than its `max_age`.
+    pub late: bool,
     pub state: SharedState,
     /// 0 when the key does not exist.
     pub epoch: u64,
@@ -169,6 +193,7 @@ impl Reply {
         };
         Ok(Reply {
             flag: v[0] == 1,
+            late: v[0] == 2,
             state,
             epoch: v[2].max(0) as u64,
             until_ms: v[3].max(0) as u64,

@@ -1,6 +1,7 @@
 //! [`RedisStore`]: the connection to Redis, its health, and the background refresher.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use redis::{Client, Connection};
 use crate::link::Link;
 use crate::options::RedisStoreOptions;
 use crate::redact::{redact_url, scrub, secrets};
+use crate::redis_clock::RedisClock;
 use crate::scripts::{Reply, Scripts};
+use crate::worker::{self, Job};
 
 /// What can go wrong setting a store up. Never carries a credential.
 #[derive(Debug, thiserror::Error)]
@@ -53,8 +56,13 @@ pub(crate) struct StoreInner {
     secrets: Vec<String>,
     pub(crate) options: RedisStoreOptions,
     pub(crate) scripts: Scripts,
-    /// The connection of the call path (trips, trial leases and outcomes).
+    /// The connection of [`attach`](RedisStore::attach)'s first read.
     call: Mutex<Option<Connection>>,
+    /// The call path's requests (trips, trial leases and outcomes, manual transitions), run
+    /// by the store's call thread on its own connection: no caller waits for a lock.
+    jobs: SyncSender<Job>,
+    /// Redis's clock as seen from here: when a change was decided, in Redis's terms.
+    pub(crate) clock: RedisClock,
     /// The last request succeeded; while false only the refresher talks to Redis.
     up: AtomicBool,
     /// "Unreachable" was logged for the current outage.
@@ -77,6 +85,7 @@ impl RedisStore {
             url: redact_url(url),
             reason: scrub(&e.to_string(), &secrets(url)),
         })?;
+        let (jobs, queue) = sync_channel(worker::QUEUE);
         let inner = Arc::new(StoreInner {
             client,
             address: redact_url(url),
@@ -84,6 +93,8 @@ impl RedisStore {
             options: options.sanitized(),
             scripts: Scripts::new(),
             call: Mutex::new(None),
+            jobs,
+            clock: RedisClock::new(),
             up: AtomicBool::new(true),
             down_logged: AtomicBool::new(false),
             links: Mutex::new(Vec::new()),
@@ -91,6 +102,7 @@ impl RedisStore {
             lease_seq: AtomicU64::new(0),
         });
         spawn_refresher(Arc::downgrade(&inner));
+        worker::spawn(Arc::downgrade(&inner), queue);
         Ok(RedisStore { inner })
     }
 
@@ -101,7 +113,7 @@ impl RedisStore {
     /// # Errors
     /// [`StoreError::AlreadyAttached`] when the breaker has a store already.
     pub fn attach(&self, breaker: &CircuitBreaker) -> Result<(), StoreError> {
-        let link = Arc::new(Link::new(&self.inner, breaker));
+        let link = Link::new(&self.inner, breaker);
         if breaker.attach_shared_state(link.clone()).is_err() {
             return Err(StoreError::AlreadyAttached {
                 name: breaker.name().to_string(),
@@ -146,8 +158,10 @@ impl StoreInner {
         Ok(con)
     }
 
-    /// Runs one request on the call-path connection; `None` (at once) while Redis is
-    /// known to be down, or when this request fails (Redis is then marked down).
+    /// Runs one request on the attach connection, waiting for it (at most `3 x timeout`);
+    /// `None` (at once) while Redis is known to be down, or when this request fails (Redis
+    /// is then marked down). Not on the call path: calls hand their requests to
+    /// [`submit`](Self::submit).
     pub(crate) fn call<T>(
         &self,
         f: impl FnOnce(&mut Connection, &Scripts) -> redis::RedisResult<T>,
@@ -177,6 +191,39 @@ impl StoreInner {
                 None
             }
         }
+    }
+
+    /// Hands a call-path request to the store's call thread; never waits.
+    pub(crate) fn submit(&self, job: Job) {
+        worker::submit(self, &self.jobs, job);
+    }
+
+    /// Runs one job on the call thread's connection `con` (connecting first if needed).
+    pub(crate) fn run_job(&self, con: &mut Option<Connection>, job: Job) {
+        if !self.up.load(Ordering::Relaxed) {
+            let _ = job(self, None);
+            return;
+        }
+        if con.is_none() {
+            match self.connect() {
+                Ok(c) => *con = Some(c),
+                Err(e) => {
+                    self.mark_down(&e);
+                    let _ = job(self, None);
+                    return;
+                }
+            }
+        }
+        if let Err(e) = job(self, con.as_mut()) {
+            *con = None;
+            self.mark_down(&e);
+        }
+    }
+
+    /// How old a change may be when Redis runs it (ms): the call-path bound, the longest a
+    /// caller would have waited for it.
+    pub(crate) fn max_age_ms(&self) -> u64 {
+        call_path_bound(&self.options).as_millis() as u64
     }
 
     fn mark_down(&self, e: &redis::RedisError) {
@@ -274,9 +321,19 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     match replies {
         Ok(replies) => {
             s.mark_up();
+            let replies: Vec<Option<Reply>> =
+                replies.iter().map(|r| Reply::parse(r).ok()).collect();
+            for r in replies.iter().flatten() {
+                s.clock.observe(r.now_ms);
+            }
             for (l, r) in links.iter().zip(replies) {
-                if let (Some(cb), Ok(reply)) = (l.breaker.upgrade(), Reply::parse(&r)) {
-                    l.reconcile(s, &cb, reply);
+                if let (Some(cb), Some(reply)) = (l.breaker.upgrade(), r) {
+                    // A write-back runs here, on the refresher's connection.
+                    if let Err(e) = l.reconcile(s, c, &cb, reply) {
+                        *con = None;
+                        s.mark_down(&e);
+                        return;
+                    }
                 }
             }
         }
@@ -287,8 +344,12 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     }
 }
 
-/// How long a call may wait on Redis at most: connect, send and receive, each bounded by
-/// `timeout`.
+/// How long a call may wait on Redis at most, queueing behind other calls' requests
+/// included: `3 x timeout` (connect, send and receive, each bounded by `timeout`). Only a
+/// HALF_OPEN trial permission waits (for its lease), each caller up to this from its own
+/// start, then it runs on local state; a trip, a trial outcome or a manual transition never
+/// waits (handed to the store's call thread). Redis refuses a change it runs later than
+/// this after the change was decided (issue #23).
 pub fn call_path_bound(options: &RedisStoreOptions) -> Duration {
     options.timeout * 3
 }

@@ -178,6 +178,22 @@ where
         .unwrap()
 }
 
+/// Waits (up to 10 s: only a write that never comes reaches it) until the shared hash of
+/// `name` has state `state` (0 CLOSED, 1 OPEN, 2 HALF_OPEN).
+fn wait_for_shared_state(redis: &RedisServer, name: &str, state: i64) {
+    use redis::Commands;
+    let mut con = redis.connection();
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let s: Option<i64> = con.hget(format!("breaker:{{{name}}}"), "s").unwrap();
+        if s == Some(state) {
+            return;
+        }
+        assert!(Instant::now() < end, "shared state of {name}: {s:?}, never {state}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 fn spawn3(url: &str, name: &str, wait_ms: u64, lease_ms: u64, timeout_ms: u64) -> Vec<Replica> {
     (0..3)
         .map(|_| {
@@ -362,6 +378,9 @@ fn processes_restarted_while_open_find_it_open() {
     let mut r = spawn3(&redis.url(), "reborn", wait_ms, 1000, DEFAULT_TIMEOUT_MS);
     let done = r[0].ask("fail 4");
     let tripped: u64 = field(&done, 2);
+    // The trip is written by the store's call thread right after the call returned (the
+    // call does not wait for it): kill the replicas once Redis has it.
+    wait_for_shared_state(&redis, "reborn", 1);
     for replica in r {
         replica.kill();
     }
