@@ -1,0 +1,144 @@
+//! Issue #23, item 7: a slow Redis never holds a caller beyond the documented bound. Redis
+//! is slowed by a proxy that delays every answer (each still within the store's `timeout`,
+//! so nothing falls back for being late): before the fix, the store's one connection sat
+//! under a mutex and each caller waited for the callers queued before it (ten trial calls:
+//! up to ten round trips), and a trip or a trial outcome held its caller's thread for a
+//! round trip.
+
+mod support;
+
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use breaker_core::{CircuitBreaker, CircuitBreakerConfig, State};
+use breaker_redis::{call_path_bound, RedisStore, RedisStoreOptions};
+use support::proxy::DelayProxy;
+use support::{wait_for_shared_state, RedisServer};
+
+fn breaker(name: &str, trials: i64, wait_ms: u64) -> CircuitBreaker {
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_size(2)
+        .minimum_number_of_calls(2)
+        .permitted_number_of_calls_in_half_open_state(trials)
+        .wait_duration_in_open_state(Duration::from_millis(wait_ms))
+        .build()
+        .unwrap();
+    CircuitBreaker::new(name, config)
+}
+
+fn trip(cb: &CircuitBreaker) {
+    for _ in 0..2 {
+        cb.try_acquire_permission().unwrap().on_error();
+    }
+    assert_eq!(cb.state(), State::Open);
+}
+
+/// Ten concurrent HALF_OPEN trial calls against a Redis that answers each request 150 ms
+/// late (timeout 200 ms, so the bound is 3 x 200 = 600 ms): every one returns within the
+/// bound, queueing included. A serialized client makes the tenth wait 10 x 150 = 1500 ms.
+#[test]
+fn ten_concurrent_trial_calls_on_a_slow_redis_each_wait_at_most_the_bound() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let proxy = DelayProxy::start(redis.port);
+    let options = RedisStoreOptions {
+        timeout: Duration::from_millis(200),
+        ..Default::default()
+    };
+    let bound = call_path_bound(&options);
+    assert_eq!(bound, Duration::from_millis(600));
+    let cb = breaker("slow-trials", 10, 300);
+    let store = RedisStore::open(&proxy.url(), options).unwrap();
+    store.attach(&cb).unwrap();
+    trip(&cb);
+    wait_for_shared_state(&redis, "slow-trials", 1);
+    std::thread::sleep(Duration::from_millis(350));
+    proxy.set_delay_ms(150);
+
+    let barrier = Arc::new(Barrier::new(10));
+    let times: Vec<(Duration, bool)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..10)
+            .map(|_| {
+                let (cb, barrier) = (&cb, barrier.clone());
+                s.spawn(move || {
+                    barrier.wait();
+                    let t = Instant::now();
+                    let permit = cb.try_acquire_permission();
+                    let took = t.elapsed();
+                    let admitted = permit.is_ok();
+                    // Held until every call has asked, then released as a success.
+                    barrier.wait();
+                    if let Ok(p) = permit {
+                        p.on_success();
+                    }
+                    (took, admitted)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let slowest = times.iter().map(|t| t.0).max().unwrap();
+    eprintln!(
+        "10 trial calls, Redis answering 150 ms late: {:?}",
+        times.iter().map(|t| t.0.as_millis()).collect::<Vec<_>>()
+    );
+    // 300 ms over the bound: a thread woken late on a loaded 2-core machine. A caller
+    // queued behind the nine others would take 1500 ms.
+    assert!(
+        slowest <= bound + Duration::from_millis(300),
+        "a trial call took {slowest:?} (bound {bound:?})"
+    );
+    // Every call is admitted: by a lease, or on local state after the bound.
+    assert!(times.iter().all(|t| t.1), "{times:?}");
+    drop(store);
+}
+
+/// A trip and a trial outcome return without waiting for Redis, which answers 1 s late
+/// (timeout 2 s, so nothing fails): before the fix each took at least that second.
+#[test]
+fn trips_and_trial_outcomes_do_not_wait_for_a_slow_redis() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let proxy = DelayProxy::start(redis.port);
+    let options = RedisStoreOptions {
+        timeout: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let cb = breaker("slow-writes", 1, 300);
+    let store = RedisStore::open(&proxy.url(), options).unwrap();
+    store.attach(&cb).unwrap();
+    proxy.set_delay_ms(1000);
+
+    cb.try_acquire_permission().unwrap().on_error();
+    let p = cb.try_acquire_permission().unwrap();
+    let t = Instant::now();
+    p.on_error(); // trips
+    let tripping = t.elapsed();
+    assert_eq!(cb.state(), State::Open);
+    // Written in the background, 1 s later (10 s: only a write that never comes).
+    wait_for_shared_state(&redis, "slow-writes", 1);
+
+    proxy.set_delay_ms(0);
+    std::thread::sleep(Duration::from_millis(350));
+    let p = cb.try_acquire_permission().unwrap();
+    assert_eq!(p.admitted_in(), State::HalfOpen);
+    proxy.set_delay_ms(1000);
+    let t = Instant::now();
+    p.on_success(); // the trial's outcome: decides CLOSED
+    let outcome = t.elapsed();
+    assert_eq!(cb.state(), State::Closed);
+    wait_for_shared_state(&redis, "slow-writes", 0);
+
+    eprintln!("Redis answering 1 s late: tripping call {tripping:?}, trial outcome {outcome:?}");
+    // 500 ms: half the delay a waiting call would take at least, far above any scheduling
+    // hiccup of a loaded machine for a call that does no I/O.
+    for (what, took) in [("the tripping call", tripping), ("the trial outcome", outcome)] {
+        assert!(
+            took < Duration::from_millis(500),
+            "{what} took {took:?}: it waited for Redis"
+        );
+    }
+    drop(store);
+}
