@@ -12,7 +12,7 @@ use breaker_core::{CircuitBreaker, SharedState, State, TrialEnd, TrialGrant};
 use crate::link::{open_wait_ms, Lease, Link, Outcome};
 use crate::scripts::{Reply, SharedState as Shared};
 use crate::store::call_path_bound;
-use crate::worker::Pending;
+use crate::worker::{Job, Pending};
 
 impl SharedState for Link {
     fn on_transition(&self, cb: &CircuitBreaker, from: State, to: State, manual: bool) {
@@ -53,31 +53,26 @@ impl SharedState for Link {
         let permitted = cb.config().permitted_number_of_calls_in_half_open_state();
         let pending = Pending::<Option<Reply>>::new();
         let answer = pending.clone();
+        let asked = pending.clone();
         let lease_id = id.clone();
-        s.submit(Box::new(move |s, con| {
-            if pending.abandoned() {
-                return Ok(());
-            }
-            let Some(c) = con else {
-                let _ = pending.complete(None);
-                return Ok(());
-            };
-            let r = match link.lease_on(s, c, &lease_id, permitted, decided) {
-                Ok(r) => r,
-                Err(e) => {
-                    let _ = pending.complete(None);
-                    return Err(e);
+        s.submit(Job {
+            request: link.lease_request(&s, &id, permitted, decided),
+            wanted: Some(Box::new(move || !asked.abandoned())),
+            then: Box::new(move |s, reply| {
+                if let Err(Some(r)) = pending.complete(reply) {
+                    if r.flag {
+                        // Granted after its caller stopped waiting: hand the slot back.
+                        let release =
+                            link.outcome_request(s, &lease_id, r.epoch, &Outcome::RELEASE, s.clock.now_ms());
+                        s.submit(Job {
+                            request: release,
+                            wanted: None,
+                            then: Box::new(|_, _| {}),
+                        });
+                    }
                 }
-            };
-            if let Err(Some(r)) = pending.complete(Some(r)) {
-                if r.flag {
-                    // Granted after its caller stopped waiting: hand the slot back.
-                    let now = s.clock.now_ms();
-                    link.outcome_on(s, c, &lease_id, r.epoch, &Outcome::RELEASE, now)?;
-                }
-            }
-            Ok(())
-        }));
+            }),
+        });
         let Some(r) = answer.wait_until(deadline).flatten() else {
             return TrialGrant::Local;
         };
@@ -138,20 +133,22 @@ impl SharedState for Link {
                 .wait_interval_function_in_open_state()
                 .wait_millis(self.attempts.load(Ordering::Relaxed).saturating_add(1)),
         };
-        let decided = s.clock.now_ms();
-        s.submit(Box::new(move |s, con| {
-            let (Some(c), Some(cb)) = (con, link.breaker.upgrade()) else {
-                return Ok(());
-            };
-            let r = link.outcome_on(s, c, &lease.id, lease.epoch, &outcome, decided)?;
-            if r.late {
-                return Ok(());
-            }
-            link.attempts.store(r.attempts, Ordering::Relaxed);
-            if link.epoch.swap(r.epoch, Ordering::Relaxed) != r.epoch {
-                link.apply(&cb, r);
-            }
-            Ok(())
-        }));
+        let request = self.outcome_request(&s, &lease.id, lease.epoch, &outcome, s.clock.now_ms());
+        s.submit(Job {
+            request,
+            wanted: None,
+            then: Box::new(move |_, reply| {
+                let (Some(r), Some(cb)) = (reply, link.breaker.upgrade()) else {
+                    return;
+                };
+                if r.late {
+                    return;
+                }
+                link.attempts.store(r.attempts, Ordering::Relaxed);
+                if link.epoch.swap(r.epoch, Ordering::Relaxed) != r.epoch {
+                    link.apply(&cb, r);
+                }
+            }),
+        });
     }
 }

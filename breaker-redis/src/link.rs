@@ -13,10 +13,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use breaker_core::{CircuitBreaker, SharedView, State, WeakCircuitBreaker};
-use redis::{Connection, ScriptInvocation};
+use redis::Connection;
 
-use crate::scripts::{Reply, SharedState as Shared};
+use crate::scripts::{Reply, Request, SharedState as Shared, Which};
 use crate::store::StoreInner;
+use crate::worker::Job;
 
 pub(crate) const NANOS_PER_MILLI: u64 = 1_000_000;
 
@@ -88,28 +89,43 @@ impl Link {
         s.options.key_ttl.as_millis() as u64
     }
 
-    /// A script invocation on this breaker's keys with the two arguments every write
-    /// starts with: when it was decided (Redis's clock, ms; 0 unknown) and how old it may be
-    /// when Redis runs it.
-    fn write<'a>(&self, script: &'a redis::Script, s: &StoreInner, decided: u64) -> ScriptInvocation<'a> {
-        let mut inv = script.key(&self.key);
-        inv.key(&self.trials_key).arg(decided).arg(s.max_age_ms());
-        inv
+    /// A request to run `which` on this breaker's keys with `args`.
+    fn request(&self, which: Which, args: Vec<String>) -> Request {
+        Request {
+            which,
+            key: self.key.clone(),
+            trials_key: self.trials_key.clone(),
+            args,
+        }
     }
 
-    /// Runs `inv` on `c` and notes Redis's clock from its reply.
-    pub(crate) fn run(s: &StoreInner, c: &mut Connection, inv: &ScriptInvocation<'_>) -> redis::RedisResult<Reply> {
-        let v: Vec<i64> = inv.invoke(c)?;
-        let r = Reply::parse(&v)?;
-        s.clock.observe(r.now_ms);
-        Ok(r)
+    /// A write: `args` after the two every write starts with, when it was decided
+    /// (Redis's clock, ms; 0 unknown) and how old it may be when Redis runs it.
+    fn write(&self, which: Which, s: &StoreInner, decided: u64, args: &[&dyn ToString]) -> Request {
+        let mut all = vec![decided.to_string(), s.max_age_ms().to_string()];
+        all.extend(args.iter().map(|a| a.to_string()));
+        self.request(which, all)
+    }
+
+    /// `READ`: the shared state.
+    pub(crate) fn read_request(&self) -> Request {
+        self.request(Which::Read, Vec::new())
+    }
+
+    /// Runs one request on `c` now (the refresher's and attach's connections).
+    fn run_now(s: &StoreInner, c: &mut Connection, r: &Request) -> redis::RedisResult<Reply> {
+        let reply = s.scripts.run(c, &[r])?.pop().ok_or_else(|| {
+            redis::RedisError::from((redis::ErrorKind::TypeError, "no script reply"))
+        })?;
+        s.clock.observe(reply.now_ms);
+        Ok(reply)
     }
 
     /// Reads the shared state and applies it (at attach time, waiting at most
     /// `3 x timeout`).
     pub(crate) fn refresh(&self, s: &StoreInner, cb: &CircuitBreaker) {
-        let _ = s.call(|c, sc| {
-            let r = Self::run(s, c, &sc.read.key(&self.key).key(&self.trials_key))?;
+        let _ = s.call(|c, _| {
+            let r = Self::run_now(s, c, &self.read_request())?;
             self.reconcile(s, c, cb, r)
         });
     }
@@ -145,12 +161,20 @@ impl Link {
         Ok(())
     }
 
-    fn write_back(&self, s: &StoreInner, c: &mut Connection, cb: &CircuitBreaker) -> redis::RedisResult<()> {
+    fn write_back(
+        &self,
+        s: &StoreInner,
+        c: &mut Connection,
+        cb: &CircuitBreaker,
+    ) -> redis::RedisResult<()> {
         let Some(wait_ms) = open_wait_ms(cb) else {
             return Ok(());
         };
         let expected = self.epoch.load(Ordering::Relaxed);
-        self.trip_on(s, c, cb, false, wait_ms, s.clock.now_ms(), expected)
+        let request = self.trip_request(s, false, wait_ms, s.clock.now_ms(), expected);
+        let r = Self::run_now(s, c, &request)?;
+        self.tripped(cb, r);
+        Ok(())
     }
 
     /// Moves the local breaker to the shared state `r`.
@@ -175,38 +199,40 @@ impl Link {
     /// thread with what it is based on (the epoch seen now, decided now), never waited for.
     pub(crate) fn trip(&self, s: &StoreInner, force: bool, wait_ms: i64) {
         let expected = self.epoch.load(Ordering::Relaxed);
-        let decided = s.clock.now_ms();
+        let request = self.trip_request(s, force, wait_ms, s.clock.now_ms(), expected);
         let Some(link) = self.me.upgrade() else {
             return;
         };
-        s.submit(Box::new(move |s, con| {
-            let (Some(c), Some(cb)) = (con, link.breaker.upgrade()) else {
-                return Ok(());
-            };
-            link.trip_on(s, c, &cb, force, wait_ms, decided, expected)
-        }));
+        s.submit(Job {
+            request,
+            wanted: None,
+            then: Box::new(move |_, reply| {
+                if let (Some(r), Some(cb)) = (reply, link.breaker.upgrade()) {
+                    link.tripped(&cb, r);
+                }
+            }),
+        });
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn trip_on(
+    /// `TRIP` (see `scripts.rs`).
+    fn trip_request(
         &self,
         s: &StoreInner,
-        c: &mut Connection,
-        cb: &CircuitBreaker,
         force: bool,
         wait_ms: i64,
         decided: u64,
         expected: u64,
-    ) -> redis::RedisResult<()> {
-        let mut inv = self.write(&s.scripts.trip, s, decided);
-        inv.arg(expected)
-            .arg(wait_ms)
-            .arg(Self::ttl_ms(s))
-            .arg(u8::from(force));
-        let r = Self::run(s, c, &inv)?;
+    ) -> Request {
+        let ttl = Self::ttl_ms(s);
+        let force = u8::from(force);
+        self.write(Which::Trip, s, decided, &[&expected, &wait_ms, &ttl, &force])
+    }
+
+    /// A trip's reply: the shared state it left, unless it came too late.
+    fn tripped(&self, cb: &CircuitBreaker, r: Reply) {
         if r.late {
             tracing::debug!(target: "breaker_redis", breaker = cb.name(), "a trip Redis ran late was refused");
-            return Ok(());
+            return;
         }
         self.epoch.store(r.epoch, Ordering::Relaxed);
         self.attempts.store(r.attempts, Ordering::Relaxed);
@@ -214,65 +240,60 @@ impl Link {
             // Another process's state stands (an earlier OPEN, a newer HALF_OPEN or CLOSED).
             self.apply(cb, r);
         }
-        Ok(())
     }
 
     /// CLOSED for every replica (a manual transition), from the call path, never waited for.
     pub(crate) fn close(&self, s: &StoreInner) {
-        let decided = s.clock.now_ms();
+        let ttl = Self::ttl_ms(s);
+        let request = self.write(Which::Close, s, s.clock.now_ms(), &[&ttl]);
         let Some(link) = self.me.upgrade() else {
             return;
         };
-        s.submit(Box::new(move |s, con| {
-            let Some(c) = con else { return Ok(()) };
-            let mut inv = link.write(&s.scripts.close, s, decided);
-            inv.arg(Self::ttl_ms(s));
-            let r = Self::run(s, c, &inv)?;
-            if !r.late {
-                link.epoch.store(r.epoch, Ordering::Relaxed);
-            }
-            Ok(())
-        }));
+        s.submit(Job {
+            request,
+            wanted: None,
+            then: Box::new(move |_, reply| {
+                if let Some(r) = reply.filter(|r| !r.late) {
+                    link.epoch.store(r.epoch, Ordering::Relaxed);
+                }
+            }),
+        });
     }
 
-    /// Asks for a trial lease `id` (decided at `decided`, Redis's clock).
-    pub(crate) fn lease_on(
-        &self,
-        s: &StoreInner,
-        c: &mut Connection,
-        id: &str,
-        permitted: u32,
-        decided: u64,
-    ) -> redis::RedisResult<Reply> {
-        let mut inv = self.write(&s.scripts.lease, s, decided);
-        inv.arg(id)
-            .arg(s.options.trial_lease.as_millis() as u64)
-            .arg(permitted)
-            .arg(Self::ttl_ms(s));
-        Self::run(s, c, &inv)
+    /// `LEASE` for the trial lease `id` (decided at `decided`, Redis's clock).
+    pub(crate) fn lease_request(&self, s: &StoreInner, id: &str, permitted: u32, decided: u64) -> Request {
+        let lease_ms = s.options.trial_lease.as_millis() as u64;
+        let ttl = Self::ttl_ms(s);
+        self.write(Which::Lease, s, decided, &[&id, &lease_ms, &permitted, &ttl])
     }
 
-    /// Ends the trial lease `id` of HALF_OPEN epoch `epoch` with `o`.
-    pub(crate) fn outcome_on(
+    /// `OUTCOME`: ends the trial lease `id` of HALF_OPEN epoch `epoch` with `o`.
+    pub(crate) fn outcome_request(
         &self,
         s: &StoreInner,
-        c: &mut Connection,
         id: &str,
         epoch: u64,
         o: &Outcome,
         decided: u64,
-    ) -> redis::RedisResult<Reply> {
-        let mut inv = self.write(&s.scripts.outcome, s, decided);
-        inv.arg(id)
-            .arg(epoch)
-            .arg(o.kind)
-            .arg(u8::from(o.slow))
-            .arg(o.minimum)
-            .arg(o.failure_threshold.to_string())
-            .arg(o.slow_threshold.to_string())
-            .arg(o.wait_ms)
-            .arg(Self::ttl_ms(s));
-        Self::run(s, c, &inv)
+    ) -> Request {
+        let ttl = Self::ttl_ms(s);
+        let slow = u8::from(o.slow);
+        self.write(
+            Which::Outcome,
+            s,
+            decided,
+            &[
+                &id,
+                &epoch,
+                &o.kind,
+                &slow,
+                &o.minimum,
+                &o.failure_threshold,
+                &o.slow_threshold,
+                &o.wait_ms,
+                &ttl,
+            ],
+        )
     }
 }
 

@@ -18,7 +18,7 @@
 //! request has moved on with its local state, and the refresher writes back what still
 //! holds. An OPEN deadline is counted from the decision, not from when Redis ran it.
 
-use redis::Script;
+use redis::{Connection, Script};
 
 /// Reads the state and defines the helpers every script uses.
 const PRELUDE: &str = r#"
@@ -151,6 +151,61 @@ impl Scripts {
             close: s(CLOSE),
         }
     }
+
+    fn get(&self, which: Which) -> &Script {
+        match which {
+            Which::Read => &self.read,
+            Which::Trip => &self.trip,
+            Which::Lease => &self.lease,
+            Which::Outcome => &self.outcome,
+            Which::Close => &self.close,
+        }
+    }
+
+    /// Runs `requests` in one round trip (a pipeline of `EVALSHA`); when Redis does not
+    /// know a script (restarted, its script cache empty), loads them all and runs the
+    /// pipeline again. The replies are in the requests' order.
+    pub fn run(&self, c: &mut Connection, requests: &[&Request]) -> redis::RedisResult<Vec<Reply>> {
+        let mut pipe = redis::pipe();
+        for r in requests {
+            pipe.cmd("EVALSHA")
+                .arg(self.get(r.which).get_hash())
+                .arg(2)
+                .arg(&r.key)
+                .arg(&r.trials_key)
+                .arg(&r.args);
+        }
+        let replies: Vec<Vec<i64>> = match pipe.query(c) {
+            Err(e) if e.kind() == redis::ErrorKind::NoScriptError => {
+                for which in [Which::Read, Which::Trip, Which::Lease, Which::Outcome, Which::Close] {
+                    self.get(which).load(c)?;
+                }
+                pipe.query(c)?
+            }
+            r => r?,
+        };
+        replies.iter().map(|v| Reply::parse(v)).collect()
+    }
+}
+
+/// Which script a [`Request`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Which {
+    Read,
+    Trip,
+    Lease,
+    Outcome,
+    Close,
+}
+
+/// One script to run on one breaker's keys: `args` are its `ARGV` (for the writes, the
+/// decision time and the maximum age first).
+#[derive(Debug, Clone)]
+pub(crate) struct Request {
+    pub which: Which,
+    pub key: String,
+    pub trials_key: String,
+    pub args: Vec<String>,
 }
 
 /// A script's reply: the shared state after it ran.

@@ -12,7 +12,7 @@ use crate::link::Link;
 use crate::options::RedisStoreOptions;
 use crate::redact::{redact_url, scrub, secrets};
 use crate::redis_clock::RedisClock;
-use crate::scripts::{Reply, Scripts};
+use crate::scripts::{Reply, Request, Scripts};
 use crate::worker::{self, Job};
 
 /// What can go wrong setting a store up. Never carries a credential.
@@ -198,25 +198,50 @@ impl StoreInner {
         worker::submit(self, &self.jobs, job);
     }
 
-    /// Runs one job on the call thread's connection `con` (connecting first if needed).
-    pub(crate) fn run_job(&self, con: &mut Option<Connection>, job: Job) {
+    /// Runs `jobs` in one round trip on the call thread's connection `con` (connecting
+    /// first if needed), then each job's continuation.
+    pub(crate) fn run_jobs(&self, con: &mut Option<Connection>, jobs: Vec<Job>) {
+        let replies = self.run_requests(con, jobs.iter().map(|j| &j.request));
+        let mut replies = replies.map(Vec::into_iter);
+        for job in jobs {
+            let reply = replies.as_mut().and_then(|r| r.next());
+            (job.then)(self, reply);
+        }
+    }
+
+    /// Runs `requests` in one round trip on `con` (connecting first if needed), noting
+    /// Redis's clock; `None` while Redis is down or when the requests fail (Redis is then
+    /// marked down and `con` dropped).
+    pub(crate) fn run_requests<'a>(
+        &self,
+        con: &mut Option<Connection>,
+        requests: impl Iterator<Item = &'a Request>,
+    ) -> Option<Vec<Reply>> {
         if !self.up.load(Ordering::Relaxed) {
-            let _ = job(self, None);
-            return;
+            return None;
         }
         if con.is_none() {
             match self.connect() {
                 Ok(c) => *con = Some(c),
                 Err(e) => {
                     self.mark_down(&e);
-                    let _ = job(self, None);
-                    return;
+                    return None;
                 }
             }
         }
-        if let Err(e) = job(self, con.as_mut()) {
-            *con = None;
-            self.mark_down(&e);
+        let requests: Vec<&Request> = requests.collect();
+        match self.scripts.run(con.as_mut().expect("connected above"), &requests) {
+            Ok(replies) => {
+                for r in &replies {
+                    self.clock.observe(r.now_ms);
+                }
+                Some(replies)
+            }
+            Err(e) => {
+                *con = None;
+                self.mark_down(&e);
+                None
+            }
         }
     }
 
@@ -296,38 +321,20 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     };
     let c = con.as_mut().expect("connected above");
     // One round trip for all the breakers.
-    let mut pipe = redis::pipe();
-    for l in &links {
-        pipe.cmd("EVALSHA")
-            .arg(s.scripts.read.get_hash())
-            .arg(2)
-            .arg(&l.key)
-            .arg(&l.trials_key);
-    }
-    let replies: redis::RedisResult<Vec<Vec<i64>>> = if links.is_empty() {
+    let requests: Vec<Request> = links.iter().map(|l| l.read_request()).collect();
+    let replies = if links.is_empty() {
         redis::cmd("PING").query::<String>(c).map(|_| Vec::new())
     } else {
-        match pipe.query(c) {
-            Err(e) if e.kind() == redis::ErrorKind::NoScriptError => {
-                // Redis restarted with an empty script cache: load and read one by one.
-                links
-                    .iter()
-                    .map(|l| s.scripts.read.key(&l.key).key(&l.trials_key).invoke(c))
-                    .collect()
-            }
-            r => r,
-        }
+        s.scripts.run(c, &requests.iter().collect::<Vec<_>>())
     };
     match replies {
         Ok(replies) => {
             s.mark_up();
-            let replies: Vec<Option<Reply>> =
-                replies.iter().map(|r| Reply::parse(r).ok()).collect();
-            for r in replies.iter().flatten() {
+            for r in &replies {
                 s.clock.observe(r.now_ms);
             }
-            for (l, r) in links.iter().zip(replies) {
-                if let (Some(cb), Some(reply)) = (l.breaker.upgrade(), r) {
+            for (l, reply) in links.iter().zip(replies) {
+                if let Some(cb) = l.breaker.upgrade() {
                     // A write-back runs here, on the refresher's connection.
                     if let Err(e) = l.reconcile(s, c, &cb, reply) {
                         *con = None;

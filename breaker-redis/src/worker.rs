@@ -2,11 +2,12 @@
 //! caller's thread never waits on Redis for a trip, a trial outcome or a manual transition,
 //! and never queues behind another caller's request).
 //!
-//! A caller hands a [`Job`] over and returns at once; the thread runs the jobs in order on
-//! its own connection. The one request whose answer a caller needs, a HALF_OPEN trial
-//! lease, is waited for through a [`Pending`] with the caller's own deadline, so the wait is
-//! bounded whatever is queued before it; a lease granted after its caller stopped waiting is
-//! handed back by the thread.
+//! A caller hands a [`Job`] over and returns at once; the thread sends every job waiting
+//! in one pipeline (one round trip however many callers asked at once) on its own
+//! connection, and runs each job's continuation with its reply. The one request whose
+//! answer a caller needs, a HALF_OPEN trial lease, is waited for through a [`Pending`] with
+//! the caller's own deadline, so the wait is bounded whatever is queued before it; a lease
+//! granted after its caller stopped waiting is handed back.
 
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, Weak};
@@ -14,37 +15,58 @@ use std::time::Instant;
 
 use redis::Connection;
 
+use crate::scripts::{Reply, Request};
 use crate::store::StoreInner;
 
-/// One request: runs on the thread with the connection, or with `None` when Redis is down
-/// (it must then finish without I/O). An error marks Redis down and drops the connection.
-pub(crate) type Job =
-    Box<dyn FnOnce(&StoreInner, Option<&mut Connection>) -> redis::RedisResult<()> + Send>;
+/// One request of the call path and what to do with its reply.
+pub(crate) struct Job {
+    pub(crate) request: Request,
+    /// Whether the reply is still wanted (false: a lease whose caller stopped waiting), checked
+    /// before sending; `None`: always.
+    pub(crate) wanted: Option<Box<dyn Fn() -> bool + Send>>,
+    /// Runs on the thread with the reply, or with `None` when Redis is down or the request
+    /// failed. Must not wait (it may [`submit`](StoreInner::submit) another job).
+    pub(crate) then: Box<dyn FnOnce(&StoreInner, Option<Reply>) + Send>,
+}
 
-/// Jobs waiting for the thread at most; more are run at once as if Redis were down (the
-/// refresher writes back what matters).
+/// Jobs waiting for the thread at most; more are answered at once as if Redis were down
+/// (the refresher writes back what matters).
 pub(crate) const QUEUE: usize = 1024;
 
-/// Hands `job` to the thread without waiting; with the queue full or the thread gone, runs
-/// it here as if Redis were down.
+/// The most jobs sent in one pipeline.
+const BATCH: usize = 64;
+
+/// Hands `job` to the thread without waiting; with the queue full or the thread gone,
+/// answers it here as if Redis were down.
 pub(crate) fn submit(s: &StoreInner, tx: &SyncSender<Job>, job: Job) {
     match tx.try_send(job) {
         Ok(()) => {}
         Err(TrySendError::Full(job)) | Err(TrySendError::Disconnected(job)) => {
-            let _ = job(s, None);
+            (job.then)(s, None);
         }
     }
 }
 
-/// The thread: runs jobs until the store is dropped.
+/// The thread: runs the jobs, every job waiting in one pipeline, until the store is
+/// dropped.
 pub(crate) fn spawn(store: Weak<StoreInner>, jobs: Receiver<Job>) {
     let spawned = std::thread::Builder::new()
         .name("breaker-redis-call".into())
         .spawn(move || {
             let mut con: Option<Connection> = None;
-            while let Ok(job) = jobs.recv() {
+            while let Ok(first) = jobs.recv() {
                 let Some(s) = store.upgrade() else { return };
-                s.run_job(&mut con, job);
+                let mut batch = vec![first];
+                while batch.len() < BATCH {
+                    match jobs.try_recv() {
+                        Ok(j) => batch.push(j),
+                        Err(_) => break,
+                    }
+                }
+                batch.retain(|j| j.wanted.as_ref().is_none_or(|w| w()));
+                if !batch.is_empty() {
+                    s.run_jobs(&mut con, batch);
+                }
             }
         });
     if let Err(e) = spawned {
