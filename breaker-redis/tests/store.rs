@@ -285,3 +285,45 @@ fn an_outage_is_logged_once_without_credentials() {
     assert!(log.contains(&format!("redis://127.0.0.1:{port}/")), "{log}");
     assert!(!log.contains("hunter22"), "{log}");
 }
+
+/// A trip carries the shared epoch its replica had seen: decided on a CLOSED older than the
+/// shared one (here a reset by another replica it has not read yet), it is refused, and the
+/// replica adopts the newer CLOSED (issue #23: a write must carry what it was based on).
+#[test]
+fn a_trip_based_on_an_older_closed_state_is_refused() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let b = replica(&redis.url(), "basis", 10_000, RedisStoreOptions::default());
+    trip(&b);
+    support::wait_for_shared_state(&redis, "basis", 1);
+    b.reset();
+    support::wait_for_shared_state(&redis, "basis", 0);
+    let mut con = redis.connection();
+    let seen: i64 = con.hget("breaker:{basis}", "e").unwrap();
+    // `a` reads the shared state when attached (epoch `seen`), then never again.
+    let deaf = RedisStoreOptions {
+        refresh_interval: Duration::from_secs(3600),
+        ..Default::default()
+    };
+    let a = replica(&redis.url(), "basis", 10_000, deaf);
+    trip(&b);
+    support::wait_for_shared_state(&redis, "basis", 1);
+    b.reset();
+    support::wait_for_shared_state(&redis, "basis", 0);
+    let newer: i64 = con.hget("breaker:{basis}", "e").unwrap();
+    assert!(newer > seen);
+    trip(&a);
+    // The refusal's reply moves `a` to the shared CLOSED (10 s: only a reply that never
+    // comes reaches it).
+    let end = Instant::now() + Duration::from_secs(10);
+    while a.state() != State::Closed {
+        assert!(Instant::now() < end, "a stayed {}", a.state());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let (s, e): (i64, i64) = (
+        con.hget("breaker:{basis}", "s").unwrap(),
+        con.hget("breaker:{basis}", "e").unwrap(),
+    );
+    assert_eq!((s, e), (0, newer), "the stale trip changed the shared state");
+}
