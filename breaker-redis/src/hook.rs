@@ -62,8 +62,13 @@ impl SharedState for Link {
                 if let Err(Some(r)) = pending.complete(reply) {
                     if r.flag {
                         // Granted after its caller stopped waiting: hand the slot back.
-                        let release =
-                            link.outcome_request(s, &lease_id, r.epoch, &Outcome::RELEASE, s.clock.now_ms());
+                        let release = link.outcome_request(
+                            s,
+                            &lease_id,
+                            r.epoch,
+                            &Outcome::RELEASE,
+                            s.clock.now_ms(),
+                        );
                         s.submit(Job {
                             request: release,
                             wanted: None,

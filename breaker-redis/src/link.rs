@@ -225,7 +225,12 @@ impl Link {
     ) -> Request {
         let ttl = Self::ttl_ms(s);
         let force = u8::from(force);
-        self.write(Which::Trip, s, decided, &[&expected, &wait_ms, &ttl, &force])
+        self.write(
+            Which::Trip,
+            s,
+            decided,
+            &[&expected, &wait_ms, &ttl, &force],
+        )
     }
 
     /// A trip's reply: the shared state it left, unless it came too late.
@@ -261,10 +266,21 @@ impl Link {
     }
 
     /// `LEASE` for the trial lease `id` (decided at `decided`, Redis's clock).
-    pub(crate) fn lease_request(&self, s: &StoreInner, id: &str, permitted: u32, decided: u64) -> Request {
+    pub(crate) fn lease_request(
+        &self,
+        s: &StoreInner,
+        id: &str,
+        permitted: u32,
+        decided: u64,
+    ) -> Request {
         let lease_ms = s.options.trial_lease.as_millis() as u64;
         let ttl = Self::ttl_ms(s);
-        self.write(Which::Lease, s, decided, &[&id, &lease_ms, &permitted, &ttl])
+        self.write(
+            Which::Lease,
+            s,
+            decided,
+            &[&id, &lease_ms, &permitted, &ttl],
+        )
     }
 
     /// `OUTCOME`: ends the trial lease `id` of HALF_OPEN epoch `epoch` with `o`.

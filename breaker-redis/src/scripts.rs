@@ -177,7 +177,13 @@ impl Scripts {
         }
         let replies: Vec<Vec<i64>> = match pipe.query(c) {
             Err(e) if e.kind() == redis::ErrorKind::NoScriptError => {
-                for which in [Which::Read, Which::Trip, Which::Lease, Which::Outcome, Which::Close] {
+                for which in [
+                    Which::Read,
+                    Which::Trip,
+                    Which::Lease,
+                    Which::Outcome,
+                    Which::Close,
+                ] {
                     self.get(which).load(c)?;
                 }
                 pipe.query(c)?

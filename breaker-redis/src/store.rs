@@ -230,7 +230,10 @@ impl StoreInner {
             }
         }
         let requests: Vec<&Request> = requests.collect();
-        match self.scripts.run(con.as_mut().expect("connected above"), &requests) {
+        match self
+            .scripts
+            .run(con.as_mut().expect("connected above"), &requests)
+        {
             Ok(replies) => {
                 for r in &replies {
                     self.clock.observe(r.now_ms);

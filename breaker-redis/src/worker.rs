@@ -18,6 +18,10 @@ use redis::Connection;
 use crate::scripts::{Reply, Request};
 use crate::store::StoreInner;
 
+/// What a [`Job`] does with its reply: runs on the call thread with the reply, or with
+/// `None` when Redis is down or the request failed.
+pub(crate) type Then = Box<dyn FnOnce(&StoreInner, Option<Reply>) + Send>;
+
 /// One request of the call path and what to do with its reply.
 pub(crate) struct Job {
     pub(crate) request: Request,
@@ -26,7 +30,7 @@ pub(crate) struct Job {
     pub(crate) wanted: Option<Box<dyn Fn() -> bool + Send>>,
     /// Runs on the thread with the reply, or with `None` when Redis is down or the request
     /// failed. Must not wait (it may [`submit`](StoreInner::submit) another job).
-    pub(crate) then: Box<dyn FnOnce(&StoreInner, Option<Reply>) + Send>,
+    pub(crate) then: Then,
 }
 
 /// Jobs waiting for the thread at most; more are answered at once as if Redis were down
@@ -140,7 +144,10 @@ mod tests {
     #[test]
     fn a_reply_after_the_deadline_is_handed_back() {
         let p = Pending::<u32>::new();
-        assert_eq!(p.wait_until(Instant::now() + Duration::from_millis(1)), None);
+        assert_eq!(
+            p.wait_until(Instant::now() + Duration::from_millis(1)),
+            None
+        );
         assert!(p.abandoned());
         assert_eq!(p.complete(7), Err(7));
     }
@@ -151,7 +158,10 @@ mod tests {
         let q = p.clone();
         let t = std::thread::spawn(move || q.complete(5));
         // 60 s: only a reply that never comes could reach it.
-        assert_eq!(p.wait_until(Instant::now() + Duration::from_secs(60)), Some(5));
+        assert_eq!(
+            p.wait_until(Instant::now() + Duration::from_secs(60)),
+            Some(5)
+        );
         assert_eq!(t.join().unwrap(), Ok(()));
     }
 }

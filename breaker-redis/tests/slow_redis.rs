@@ -134,7 +134,10 @@ fn trips_and_trial_outcomes_do_not_wait_for_a_slow_redis() {
     eprintln!("Redis answering 1 s late: tripping call {tripping:?}, trial outcome {outcome:?}");
     // 500 ms: half the delay a waiting call would take at least, far above any scheduling
     // hiccup of a loaded machine for a call that does no I/O.
-    for (what, took) in [("the tripping call", tripping), ("the trial outcome", outcome)] {
+    for (what, took) in [
+        ("the tripping call", tripping),
+        ("the trial outcome", outcome),
+    ] {
         assert!(
             took < Duration::from_millis(500),
             "{what} took {took:?}: it waited for Redis"

@@ -10,7 +10,7 @@ mod support;
 use std::time::Duration;
 
 use redis::Commands;
-use support::{field, wait_for_shared_state, wall_ms, RedisServer, Replica, ReplicaSpec};
+use support::{field, wait_for_shared_state, RedisServer, Replica, ReplicaSpec};
 
 /// The child side (see [`support::child`]).
 #[test]
@@ -145,11 +145,18 @@ fn a_trip_redis_runs_late_does_not_stretch_the_open_wait() {
     }
     for (i, replica) in r[1..].iter_mut().enumerate() {
         let line = replica.read();
-        assert!(line.starts_with("rejected OPEN"), "replica {}: {line}", i + 1);
+        assert!(
+            line.starts_with("rejected OPEN"),
+            "replica {}: {line}",
+            i + 1
+        );
         let retry_after: u64 = field(&line, 2);
         let at: u64 = field(&line, 3);
         let ends = (at + retry_after) as i64 - tripped as i64;
-        eprintln!("replica {}: shared OPEN ends {ends} ms after the trip", i + 1);
+        eprintln!(
+            "replica {}: shared OPEN ends {ends} ms after the trip",
+            i + 1
+        );
         // 250 ms either way: the replicas' estimate of Redis's clock is off by at most a
         // round trip's transit, a replica answers a few ms after reading `retry_after`,
         // and the wall clocks are read at different points. A stretched wait ends

@@ -325,5 +325,9 @@ fn a_trip_based_on_an_older_closed_state_is_refused() {
         con.hget("breaker:{basis}", "s").unwrap(),
         con.hget("breaker:{basis}", "e").unwrap(),
     );
-    assert_eq!((s, e), (0, newer), "the stale trip changed the shared state");
+    assert_eq!(
+        (s, e),
+        (0, newer),
+        "the stale trip changed the shared state"
+    );
 }

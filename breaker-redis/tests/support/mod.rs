@@ -103,7 +103,10 @@ impl RedisServer {
 
     fn signal(&self, sig: &str) {
         let pid = self.child.as_ref().expect("running").id().to_string();
-        let ok = Command::new("kill").args([sig, &pid]).status().expect("kill");
+        let ok = Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .expect("kill");
         assert!(ok.success(), "kill {sig} {pid}");
     }
 
@@ -243,8 +246,10 @@ pub fn wait_for_shared_state(redis: &RedisServer, name: &str, state: i64) {
         if s == Some(state) {
             return;
         }
-        assert!(Instant::now() < end, "shared state of {name}: {s:?}, never {state}");
+        assert!(
+            Instant::now() < end,
+            "shared state of {name}: {s:?}, never {state}"
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
 }
-

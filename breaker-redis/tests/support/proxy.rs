@@ -27,7 +27,11 @@ impl DelayProxy {
                 };
                 let _ = client.set_nodelay(true);
                 let _ = server.set_nodelay(true);
-                pump(client.try_clone().unwrap(), server.try_clone().unwrap(), None);
+                pump(
+                    client.try_clone().unwrap(),
+                    server.try_clone().unwrap(),
+                    None,
+                );
                 pump(server, client, Some(delay.clone()));
             }
         });
