@@ -78,7 +78,7 @@ impl SharedState for Link {
                 }
             }),
         });
-        let Some(r) = answer.wait_until(deadline).flatten() else {
+        let Some(r) = off_the_runtime(|| answer.wait_until(deadline)).flatten() else {
             return TrialGrant::Local;
         };
         if r.late {
@@ -156,4 +156,19 @@ impl SharedState for Link {
             }),
         });
     }
+}
+
+/// Runs `wait` (a bounded wait for Redis) so that it holds up no other task: on a tokio
+/// multi-thread runtime, through `tokio::task::block_in_place` (the runtime first hands the
+/// worker's other tasks to another thread); elsewhere (no runtime, a current-thread
+/// runtime, the `tokio` feature off) as it is.
+fn off_the_runtime<T>(wait: impl FnOnce() -> T) -> T {
+    #[cfg(feature = "tokio")]
+    {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        if Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread) {
+            return tokio::task::block_in_place(wait);
+        }
+    }
+    wait()
 }

@@ -145,3 +145,96 @@ fn trips_and_trial_outcomes_do_not_wait_for_a_slow_redis() {
     }
     drop(store);
 }
+
+/// On a tokio multi-thread runtime with one worker, a trial call waiting for its lease
+/// (Redis answering 500 ms late) does not stall the runtime's other tasks: a task ticking
+/// every 10 ms keeps ticking meanwhile. Before the fix (and without the `tokio` feature)
+/// the one worker was parked for the whole wait and the ticker did not tick once.
+#[cfg(feature = "tokio")]
+#[test]
+fn a_trial_call_waiting_for_redis_does_not_stall_other_tasks() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let proxy = DelayProxy::start(redis.port);
+    let options = RedisStoreOptions {
+        timeout: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let cb = Arc::new(breaker("slow-runtime", 1, 300));
+    let store = RedisStore::open(&proxy.url(), options).unwrap();
+    store.attach(&cb).unwrap();
+    trip(&cb);
+    wait_for_shared_state(&redis, "slow-runtime", 1);
+    std::thread::sleep(Duration::from_millis(350));
+    proxy.set_delay_ms(500);
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_time()
+        .build()
+        .unwrap();
+    let ticks = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let (during, took) = rt.block_on(async {
+        let t = ticks.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                t.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        // Let the ticker start.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (cb, ticks) = (cb.clone(), ticks.clone());
+        tokio::spawn(async move {
+            let before = ticks.load(std::sync::atomic::Ordering::Relaxed);
+            let t = Instant::now();
+            let permit = cb.try_acquire_permission();
+            let took = t.elapsed();
+            let during = ticks.load(std::sync::atomic::Ordering::Relaxed) - before;
+            if let Ok(p) = permit {
+                p.release();
+            }
+            (during, took)
+        })
+        .await
+        .unwrap()
+    });
+    eprintln!("a trial call waited {took:?} for Redis; the ticker ticked {during} times meanwhile");
+    // The proxy holds the answer 500 ms: the call did wait (a lower bound load cannot
+    // shorten).
+    assert!(took >= Duration::from_millis(450), "{took:?}");
+    // At least once in about 500 ms of 10 ms ticks: holds on any loaded machine.
+    assert!(
+        during >= 1,
+        "the other task never ran during the {took:?} wait"
+    );
+    drop(store);
+}
+
+/// In a current-thread runtime (where `block_in_place` is not allowed) a trial call waits
+/// in place: no panic, and the lease is granted.
+#[test]
+fn a_trial_call_in_a_current_thread_runtime_waits_in_place() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let cb = breaker("current-thread", 1, 300);
+    let store = RedisStore::open(&redis.url(), RedisStoreOptions::default()).unwrap();
+    store.attach(&cb).unwrap();
+    trip(&cb);
+    wait_for_shared_state(&redis, "current-thread", 1);
+    std::thread::sleep(Duration::from_millis(350));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let admitted = rt.block_on(async {
+        let p = cb.try_acquire_permission().expect("a trial call");
+        let state = p.admitted_in();
+        p.on_success();
+        state
+    });
+    assert_eq!(admitted, State::HalfOpen);
+    drop(store);
+}
