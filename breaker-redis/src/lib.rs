@@ -27,8 +27,8 @@
 //! call waits on Redis, for its lease, at most `3 x timeout` (150 ms by default) from its
 //! own start however many calls ask at once ([`call_path_bound`]); trips, trial outcomes
 //! and manual transitions are written by a background thread and never waited for. A write
-//! Redis runs more than `3 x timeout` after it was decided (Redis stopped, then continued)
-//! is refused, so it can neither open a breaker the replicas have closed since nor stretch
+//! Redis runs more than `3 x timeout` after it was sent (Redis stopped, then continued) is
+//! refused, so it can neither open a breaker the replicas have closed since nor stretch
 //! an OPEN. After a failure the store is marked down (logged once, without credentials),
 //! calls use local state alone, and a background thread reconnects every
 //! `refresh_interval` and re-converges (a local OPEN Redis does not know is written back;

@@ -100,9 +100,10 @@ impl Link {
     }
 
     /// A write: `args` after the two every write starts with, when it was decided
-    /// (Redis's clock, ms; 0 unknown) and how old it may be when Redis runs it.
-    fn write(&self, which: Which, s: &StoreInner, decided: u64, args: &[&dyn ToString]) -> Request {
-        let mut all = vec![decided.to_string(), s.max_age_ms().to_string()];
+    /// (Redis's clock, ms; 0 unknown) and the latest Redis may run it (set when it is sent,
+    /// [`Request::stamp`]).
+    fn write(&self, which: Which, decided: u64, args: &[&dyn ToString]) -> Request {
+        let mut all = vec![decided.to_string(), "0".to_string()];
         all.extend(args.iter().map(|a| a.to_string()));
         self.request(which, all)
     }
@@ -113,8 +114,9 @@ impl Link {
     }
 
     /// Runs one request on `c` now (the refresher's and attach's connections).
-    fn run_now(s: &StoreInner, c: &mut Connection, r: &Request) -> redis::RedisResult<Reply> {
-        let reply = s.scripts.run(c, &[r])?.pop().ok_or_else(|| {
+    fn run_now(s: &StoreInner, c: &mut Connection, mut r: Request) -> redis::RedisResult<Reply> {
+        s.stamp(&mut r);
+        let reply = s.scripts.run(c, &[&r])?.pop().ok_or_else(|| {
             redis::RedisError::from((redis::ErrorKind::TypeError, "no script reply"))
         })?;
         s.clock.observe(reply.now_ms);
@@ -125,7 +127,7 @@ impl Link {
     /// `3 x timeout`).
     pub(crate) fn refresh(&self, s: &StoreInner, cb: &CircuitBreaker) {
         let _ = s.call(|c, _| {
-            let r = Self::run_now(s, c, &self.read_request())?;
+            let r = Self::run_now(s, c, self.read_request())?;
             self.reconcile(s, c, cb, r)
         });
     }
@@ -172,7 +174,7 @@ impl Link {
         };
         let expected = self.epoch.load(Ordering::Relaxed);
         let request = self.trip_request(s, false, wait_ms, s.clock.now_ms(), expected);
-        let r = Self::run_now(s, c, &request)?;
+        let r = Self::run_now(s, c, request)?;
         self.tripped(cb, r);
         Ok(())
     }
@@ -225,12 +227,7 @@ impl Link {
     ) -> Request {
         let ttl = Self::ttl_ms(s);
         let force = u8::from(force);
-        self.write(
-            Which::Trip,
-            s,
-            decided,
-            &[&expected, &wait_ms, &ttl, &force],
-        )
+        self.write(Which::Trip, decided, &[&expected, &wait_ms, &ttl, &force])
     }
 
     /// A trip's reply: the shared state it left, unless it came too late.
@@ -250,7 +247,7 @@ impl Link {
     /// CLOSED for every replica (a manual transition), from the call path, never waited for.
     pub(crate) fn close(&self, s: &StoreInner) {
         let ttl = Self::ttl_ms(s);
-        let request = self.write(Which::Close, s, s.clock.now_ms(), &[&ttl]);
+        let request = self.write(Which::Close, s.clock.now_ms(), &[&ttl]);
         let Some(link) = self.me.upgrade() else {
             return;
         };
@@ -275,12 +272,7 @@ impl Link {
     ) -> Request {
         let lease_ms = s.options.trial_lease.as_millis() as u64;
         let ttl = Self::ttl_ms(s);
-        self.write(
-            Which::Lease,
-            s,
-            decided,
-            &[&id, &lease_ms, &permitted, &ttl],
-        )
+        self.write(Which::Lease, decided, &[&id, &lease_ms, &permitted, &ttl])
     }
 
     /// `OUTCOME`: ends the trial lease `id` of HALF_OPEN epoch `epoch` with `o`.
@@ -296,7 +288,6 @@ impl Link {
         let slow = u8::from(o.slow);
         self.write(
             Which::Outcome,
-            s,
             decided,
             &[
                 &id,

@@ -17,7 +17,7 @@ pub struct RedisStoreOptions {
     /// The longest one step of a Redis request may take: connecting, sending, receiving
     /// (`breaker.redis.timeout`, default 50 ms, at least 1 ms). A HALF_OPEN trial call
     /// waits at most `3 x timeout` for its lease, queueing included (no other call waits on
-    /// Redis); a change Redis runs more than `3 x timeout` after it was decided is refused;
+    /// Redis); a change Redis runs more than `3 x timeout` after it was sent is refused;
     /// after a failure no call waits on Redis until it is back.
     pub timeout: Duration,
     /// How long a HALF_OPEN trial slot stays taken without an outcome

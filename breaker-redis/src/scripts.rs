@@ -10,13 +10,15 @@
 //! attempts (for the OPEN wait's interval function), `ok` / `ko` / `sl` HALF_OPEN trial
 //! successes, failures and slow calls. Every script replies `{flag, s, e, u, a, now}`.
 //!
-//! Every script's first two arguments say what a change was based on (issue #23):
-//! `ARGV[1]` when the replica decided it, estimated on Redis's clock (ms, 0 when the replica
-//! has no estimate yet), and `ARGV[2]` how old it may be when Redis runs it (ms). A change
-//! Redis runs later than that (its request sat in a socket while Redis was stopped, or in a
-//! queue) is refused with flag 2 and changes nothing: a replica that gave up waiting on a
-//! request has moved on with its local state, and the refresher writes back what still
-//! holds. An OPEN deadline is counted from the decision, not from when Redis ran it.
+//! Every write's first two arguments say what it was based on (issue #23), on Redis's clock
+//! as the replica estimates it (ms, 0 when it has no estimate yet): `ARGV[1]` when the
+//! replica decided the change, `ARGV[2]` the latest Redis may run it (its sending plus the
+//! call-path bound, `3 x timeout`: the replica has stopped waiting for the reply by then).
+//! A change Redis runs later (its request sat in a socket while Redis was stopped) is
+//! refused with flag 2 and changes nothing: the replica has moved on with its local state,
+//! and the refresher writes back what still holds. An OPEN deadline counts from the
+//! decision, not from when Redis ran it. Together with the epoch a change was based on
+//! (`TRIP`, `OUTCOME`), a late or stale request cannot undo what happened since.
 
 use redis::{Connection, Script};
 
@@ -28,8 +30,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local h = redis.call('HMGET', K, 's', 'e', 'u', 'a', 'ok', 'ko', 'sl')
 local s, e, u, a = tonumber(h[1] or 0), tonumber(h[2] or 0), tonumber(h[3] or 0), tonumber(h[4] or 0)
 local ok, ko, sl = tonumber(h[5] or 0), tonumber(h[6] or 0), tonumber(h[7] or 0)
-local d, maxage = tonumber(ARGV[1] or 0), tonumber(ARGV[2] or 0)
-local late = d > 0 and now - d > maxage
+local d, due = tonumber(ARGV[1] or 0), tonumber(ARGV[2] or 0)
+local late = due > 0 and now > due
 local at = now
 if d > 0 and d < now then at = d end
 local function save(ttl)
@@ -49,7 +51,7 @@ local function reply(flag) return {flag, s, e, u, a, now} end
 /// `READ()`: the state, changing nothing.
 const READ: &str = "return reply(0)";
 
-/// `TRIP(decided, max_age, expected_epoch, wait_ms, ttl_ms, force)`: OPEN for `wait_ms` from
+/// `TRIP(decided, due, expected_epoch, wait_ms, ttl_ms, force)`: OPEN for `wait_ms` from
 /// the decision, from a missing key, from the CLOSED state this replica has seen
 /// (`expected_epoch` or an older one: a CLOSED newer than what the replica's window was
 /// based on refuses it), from the HALF_OPEN of `expected_epoch`, or always with `force` 1
@@ -67,7 +69,7 @@ end
 return reply(0)
 "#;
 
-/// `LEASE(decided, max_age, lease_id, lease_ms, permitted, ttl_ms)`: a HALF_OPEN trial slot
+/// `LEASE(decided, due, lease_id, lease_ms, permitted, ttl_ms)`: a HALF_OPEN trial slot
 /// for `lease_ms`. An OPEN state whose deadline has passed moves to HALF_OPEN first (a
 /// missing key too: the replica asking was OPEN, and Redis lost the state). Expired leases
 /// are dropped (their process died or hung), then a lease is granted if leases in flight
@@ -91,7 +93,7 @@ end
 return reply(0)
 "#;
 
-/// `OUTCOME(decided, max_age, lease_id, epoch, kind, slow, minimum_calls, failure_threshold,
+/// `OUTCOME(decided, due, lease_id, epoch, kind, slow, minimum_calls, failure_threshold,
 /// slow_threshold, wait_ms, ttl_ms)`: ends a trial lease. `kind` 0 hands the slot back, 1 a
 /// success, 2 a failure. An outcome counts only if its lease is still held (not expired)
 /// in the HALF_OPEN of `epoch` and it is not late (a late one hands its slot back, flag 2).
@@ -121,7 +123,7 @@ save(ttl)
 return reply(0)
 "#;
 
-/// `CLOSE(decided, max_age, ttl_ms)`: CLOSED for every replica (a manual
+/// `CLOSE(decided, due, ttl_ms)`: CLOSED for every replica (a manual
 /// `transition_to_closed_state()` or `reset()`); flag 2 when it came too late.
 const CLOSE: &str = r#"
 if late then return reply(2) end
@@ -205,7 +207,8 @@ pub(crate) enum Which {
 }
 
 /// One script to run on one breaker's keys: `args` are its `ARGV` (for the writes, the
-/// decision time and the maximum age first).
+/// decision time and the due time first; the due time is set by [`stamp`](Self::stamp)
+/// when the request is sent).
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
     pub which: Which,
@@ -214,12 +217,21 @@ pub(crate) struct Request {
     pub args: Vec<String>,
 }
 
+impl Request {
+    /// Sets a write's due time (Redis's clock, ms; 0: none) as it is sent.
+    pub fn stamp(&mut self, due_ms: u64) {
+        if self.which != Which::Read && self.args.len() >= 2 {
+            self.args[1] = due_ms.to_string();
+        }
+    }
+}
+
 /// A script's reply: the shared state after it ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Reply {
     /// The script's flag (opened, granted, decided).
     pub flag: bool,
-    /// The script refused the change: Redis ran it later than its `max_age`.
+    /// The script refused the change: Redis ran it after its `due` time.
     pub late: bool,
     pub state: SharedState,
     /// 0 when the key does not exist.

@@ -199,14 +199,41 @@ impl StoreInner {
     }
 
     /// Runs `jobs` in one round trip on the call thread's connection `con` (connecting
-    /// first if needed), then each job's continuation.
-    pub(crate) fn run_jobs(&self, con: &mut Option<Connection>, jobs: Vec<Job>) {
-        let replies = self.run_requests(con, jobs.iter().map(|j| &j.request));
+    /// first if needed), then each job's continuation. A job refused as late although this
+    /// thread still waited for it (Redis's clock moved on since the last estimate) is sent
+    /// once more, with the estimate its reply brought.
+    pub(crate) fn run_jobs(&self, con: &mut Option<Connection>, mut jobs: Vec<Job>) {
+        let mut replies = self.run_requests(con, jobs.iter_mut().map(|j| &mut j.request));
+        let again: Vec<usize> = match &replies {
+            Some(r) => (0..r.len()).filter(|&i| r[i].late).collect(),
+            None => Vec::new(),
+        };
+        if !again.is_empty() {
+            let retried = self.run_requests(
+                con,
+                jobs.iter_mut()
+                    .enumerate()
+                    .filter(|(i, _)| again.contains(i))
+                    .map(|(_, j)| &mut j.request),
+            );
+            if let (Some(all), Some(retried)) = (replies.as_mut(), retried) {
+                for (i, r) in again.into_iter().zip(retried) {
+                    all[i] = r;
+                }
+            }
+        }
         let mut replies = replies.map(Vec::into_iter);
         for job in jobs {
             let reply = replies.as_mut().and_then(|r| r.next());
             (job.then)(self, reply);
         }
+    }
+
+    /// Sets a write's due time as it is sent: now (Redis's clock, estimated) plus the
+    /// call-path bound; none while Redis's clock is unknown.
+    pub(crate) fn stamp(&self, r: &mut Request) {
+        let now = self.clock.now_ms();
+        r.stamp(if now == 0 { 0 } else { now + self.max_age_ms() });
     }
 
     /// Runs `requests` in one round trip on `con` (connecting first if needed), noting
@@ -215,7 +242,7 @@ impl StoreInner {
     pub(crate) fn run_requests<'a>(
         &self,
         con: &mut Option<Connection>,
-        requests: impl Iterator<Item = &'a Request>,
+        requests: impl Iterator<Item = &'a mut Request>,
     ) -> Option<Vec<Reply>> {
         if !self.up.load(Ordering::Relaxed) {
             return None;
@@ -229,7 +256,12 @@ impl StoreInner {
                 }
             }
         }
-        let requests: Vec<&Request> = requests.collect();
+        let requests: Vec<&Request> = requests
+            .map(|r| {
+                self.stamp(r);
+                &*r
+            })
+            .collect();
         match self
             .scripts
             .run(con.as_mut().expect("connected above"), &requests)
@@ -248,8 +280,8 @@ impl StoreInner {
         }
     }
 
-    /// How old a change may be when Redis runs it (ms): the call-path bound, the longest a
-    /// caller would have waited for it.
+    /// How long after its sending Redis may run a change (ms): the call-path bound, longer
+    /// than this process waits for any reply.
     pub(crate) fn max_age_ms(&self) -> u64 {
         call_path_bound(&self.options).as_millis() as u64
     }
@@ -359,7 +391,7 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
 /// HALF_OPEN trial permission waits (for its lease), each caller up to this from its own
 /// start, then it runs on local state; a trip, a trial outcome or a manual transition never
 /// waits (handed to the store's call thread). Redis refuses a change it runs later than
-/// this after the change was decided (issue #23).
+/// this after the change was sent (issue #23).
 pub fn call_path_bound(options: &RedisStoreOptions) -> Duration {
     options.timeout * 3
 }

@@ -51,6 +51,8 @@ fn keys_expire() {
     };
     let cb = replica(&redis.url(), "ttl", 5000, options);
     trip(&cb);
+    // Written by the store's call thread right after the tripping call.
+    support::wait_for_shared_state(&redis, "ttl", 1);
     let mut con = redis.connection();
     let pttl: i64 = con.pttl("breaker:{ttl}").unwrap();
     assert!(
