@@ -3,9 +3,10 @@
 //! calls is in `hook.rs`.
 //!
 //! Every write carries what it was based on (issue #23): the shared epoch this process had
-//! seen and when it was decided (on Redis's clock, [`RedisClock`](crate::redis_clock)); the
-//! scripts refuse one that is stale, so a request Redis runs late (Redis stopped, then
-//! continued) cannot open a breaker everyone has closed since, nor stretch an OPEN.
+//! seen, when it was decided and, set as it is sent, the latest Redis may run it (on Redis's
+//! clock as this process estimates it, `redis_clock.rs`); the scripts refuse one that is
+//! stale, so a request Redis runs late (Redis stopped, then continued) cannot open a
+//! breaker everyone has closed since, nor stretch an OPEN.
 //!
 //! [`SharedState`]: breaker_core::SharedState
 
