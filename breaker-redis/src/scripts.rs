@@ -142,15 +142,35 @@ pub(crate) struct Scripts {
     pub close: Script,
 }
 
+const ALL: [Which; 5] = [
+    Which::Read,
+    Which::Trip,
+    Which::Lease,
+    Which::Outcome,
+    Which::Close,
+];
+
+/// A script's whole source: the prelude and its body.
+fn source(which: Which) -> String {
+    let body = match which {
+        Which::Read => READ,
+        Which::Trip => TRIP,
+        Which::Lease => LEASE,
+        Which::Outcome => OUTCOME,
+        Which::Close => CLOSE,
+    };
+    format!("{PRELUDE}\n{body}")
+}
+
 impl Scripts {
     pub fn new() -> Self {
-        let s = |body: &str| Script::new(&format!("{PRELUDE}\n{body}"));
+        let s = |which| Script::new(&source(which));
         Scripts {
-            read: s(READ),
-            trip: s(TRIP),
-            lease: s(LEASE),
-            outcome: s(OUTCOME),
-            close: s(CLOSE),
+            read: s(Which::Read),
+            trip: s(Which::Trip),
+            lease: s(Which::Lease),
+            outcome: s(Which::Outcome),
+            close: s(Which::Close),
         }
     }
 
@@ -164,9 +184,22 @@ impl Scripts {
         }
     }
 
+    /// Loads the five scripts into Redis's script cache, in one round trip (on every new
+    /// connection: a Redis that restarted has an empty cache, and a pipeline that met an
+    /// unknown script half way would have to be sent again).
+    pub fn load_all(&self, c: &mut Connection) -> redis::RedisResult<()> {
+        let mut pipe = redis::pipe();
+        for which in ALL {
+            pipe.cmd("SCRIPT").arg("LOAD").arg(source(which));
+        }
+        pipe.query::<Vec<String>>(c).map(|_| ())
+    }
+
     /// Runs `requests` in one round trip (a pipeline of `EVALSHA`); when Redis does not
-    /// know a script (restarted, its script cache empty), loads them all and runs the
-    /// pipeline again. The replies are in the requests' order.
+    /// know a script all the same (`SCRIPT FLUSH` since the connection was made), loads
+    /// them all and sends the pipeline again (a request run twice changes nothing more:
+    /// the same lease id, an OPEN kept, an outcome whose lease is gone). The replies are in
+    /// the requests' order.
     pub fn run(&self, c: &mut Connection, requests: &[&Request]) -> redis::RedisResult<Vec<Reply>> {
         let mut pipe = redis::pipe();
         for r in requests {
@@ -179,15 +212,7 @@ impl Scripts {
         }
         let replies: Vec<Vec<i64>> = match pipe.query(c) {
             Err(e) if e.kind() == redis::ErrorKind::NoScriptError => {
-                for which in [
-                    Which::Read,
-                    Which::Trip,
-                    Which::Lease,
-                    Which::Outcome,
-                    Which::Close,
-                ] {
-                    self.get(which).load(c)?;
-                }
+                self.load_all(c)?;
                 pipe.query(c)?
             }
             r => r?,

@@ -152,9 +152,10 @@ impl std::fmt::Debug for RedisStore {
 impl StoreInner {
     fn connect(&self) -> redis::RedisResult<Connection> {
         let t = self.options.timeout;
-        let con = self.client.get_connection_with_timeout(t)?;
+        let mut con = self.client.get_connection_with_timeout(t)?;
         con.set_read_timeout(Some(t))?;
         con.set_write_timeout(Some(t))?;
+        self.scripts.load_all(&mut con)?;
         Ok(con)
     }
 
