@@ -139,10 +139,10 @@ impl SharedState for Link {
                 .wait_millis(self.attempts.load(Ordering::Relaxed).saturating_add(1)),
         };
         let request = self.outcome_request(&s, &lease.id, lease.epoch, &outcome, s.clock.now_ms());
-        s.submit(Job {
+        self.submit_write(
+            &s,
             request,
-            wanted: None,
-            then: Box::new(move |_, reply| {
+            Box::new(move |_, reply| {
                 let (Some(r), Some(cb)) = (reply, link.breaker.upgrade()) else {
                     return;
                 };
@@ -154,7 +154,7 @@ impl SharedState for Link {
                     link.apply(&cb, r);
                 }
             }),
-        });
+        );
     }
 }
 

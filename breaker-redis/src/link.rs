@@ -18,7 +18,7 @@ use redis::Connection;
 
 use crate::scripts::{Reply, Request, SharedState as Shared, Which};
 use crate::store::StoreInner;
-use crate::worker::Job;
+use crate::worker::{Job, Then};
 
 pub(crate) const NANOS_PER_MILLI: u64 = 1_000_000;
 
@@ -68,6 +68,10 @@ pub(crate) struct Link {
     /// Local clock (ns): trial requests before it are refused without asking Redis (every
     /// slot was taken a moment ago).
     pub(crate) refused_until: AtomicU64,
+    /// This process's writes handed to the call thread and not answered yet: while any is,
+    /// the refresher applies nothing (what it reads may predate them, e.g. the OPEN a
+    /// manual reset is about to close), their replies bring the shared state instead.
+    pub(crate) in_flight: AtomicU32,
 }
 
 impl Link {
@@ -83,6 +87,7 @@ impl Link {
             attempts: AtomicU32::new(0),
             leases: Mutex::new(Vec::new()),
             refused_until: AtomicU64::new(0),
+            in_flight: AtomicU32::new(0),
         })
     }
 
@@ -144,6 +149,9 @@ impl Link {
         cb: &CircuitBreaker,
         r: Reply,
     ) -> redis::RedisResult<()> {
+        if self.in_flight.load(Ordering::Acquire) > 0 {
+            return Ok(());
+        }
         let local = cb.state();
         self.attempts.store(r.attempts, Ordering::Relaxed);
         if r.epoch == 0 {
@@ -206,13 +214,30 @@ impl Link {
         let Some(link) = self.me.upgrade() else {
             return;
         };
-        s.submit(Job {
+        self.submit_write(
+            s,
             request,
-            wanted: None,
-            then: Box::new(move |_, reply| {
+            Box::new(move |_, reply| {
                 if let (Some(r), Some(cb)) = (reply, link.breaker.upgrade()) {
                     link.tripped(&cb, r);
                 }
+            }),
+        );
+    }
+
+    /// Hands a write to the store's call thread, counted in
+    /// [`in_flight`](Self::in_flight) until `then` has run with its reply.
+    pub(crate) fn submit_write(&self, s: &StoreInner, request: Request, then: Then) {
+        let Some(link) = self.me.upgrade() else {
+            return;
+        };
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        s.submit(Job {
+            request,
+            wanted: None,
+            then: Box::new(move |s, reply| {
+                then(s, reply);
+                link.in_flight.fetch_sub(1, Ordering::AcqRel);
             }),
         });
     }
@@ -252,15 +277,15 @@ impl Link {
         let Some(link) = self.me.upgrade() else {
             return;
         };
-        s.submit(Job {
+        self.submit_write(
+            s,
             request,
-            wanted: None,
-            then: Box::new(move |_, reply| {
+            Box::new(move |_, reply| {
                 if let Some(r) = reply.filter(|r| !r.late) {
                     link.epoch.store(r.epoch, Ordering::Relaxed);
                 }
             }),
-        });
+        );
     }
 
     /// `LEASE` for the trial lease `id` (decided at `decided`, Redis's clock).

@@ -195,25 +195,26 @@ fn an_unreachable_redis_never_slows_calls() {
     );
 }
 
-/// Redis accepts connections and never answers: the attach and the one call that trips the
-/// breaker each wait at most the bound (`3 x timeout`); once Redis is marked down, no call
-/// waits on it.
+/// Redis accepts connections and never answers: the attach waits at most the bound
+/// (`3 x timeout`), and no call waits on Redis, the one that trips the breaker and the
+/// trial call after the OPEN wait included (the trip is written in the background; Redis
+/// is marked down since the attach).
 #[test]
 fn a_silent_redis_delays_a_call_by_at_most_the_bound() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("redis://{}/", listener.local_addr().unwrap());
+    // A timeout long enough that "waited for Redis" (300 ms at least) and "did not"
+    // stay apart by more than a loaded machine's scheduling delays (SLACK).
     let options = RedisStoreOptions {
-        timeout: Duration::from_millis(30),
+        timeout: Duration::from_millis(300),
         ..Default::default()
     };
+    const SLACK: Duration = Duration::from_millis(250);
     let bound = call_path_bound(&options);
     let t = Instant::now();
     let cb = replica(&url, "silent", 200, options);
     let attach = t.elapsed();
-    assert!(
-        attach <= bound + Duration::from_millis(20),
-        "attach took {attach:?}"
-    );
+    assert!(attach <= bound + SLACK, "attach took {attach:?}");
     let mut times = Vec::new();
     for _ in 0..20 {
         let t = Instant::now();
@@ -222,22 +223,16 @@ fn a_silent_redis_delays_a_call_by_at_most_the_bound() {
         }
         times.push(t.elapsed());
     }
+    assert_eq!(cb.state(), State::Open);
     let slowest = *times.iter().max().unwrap();
-    assert!(
-        slowest <= bound + Duration::from_millis(20),
-        "a call took {slowest:?}"
-    );
+    assert!(slowest <= SLACK, "a call took {slowest:?}");
     // After the wait, a trial call runs on local state without waiting on Redis either.
     std::thread::sleep(Duration::from_millis(250));
     let t = Instant::now();
     let p = cb.try_acquire_permission().unwrap();
     assert_eq!(p.admitted_in(), State::HalfOpen);
     p.on_success();
-    assert!(
-        t.elapsed() <= Duration::from_millis(20),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() <= SLACK, "{:?}", t.elapsed());
     drop(listener);
 }
 
