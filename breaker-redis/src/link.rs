@@ -209,7 +209,13 @@ impl Link {
     /// trial lease turns into HALF_OPEN) from the call path: handed to the store's call
     /// thread with what it is based on (the epoch seen now, decided now), never waited for.
     pub(crate) fn trip(&self, s: &StoreInner, force: bool, wait_ms: i64) {
-        let expected = self.epoch.load(Ordering::Relaxed);
+        // With an earlier write of this process unanswered (a reset just before), the epoch
+        // it leads to is not known yet: no basis (0), the trip applies from any CLOSED.
+        let expected = if self.in_flight.load(Ordering::Acquire) > 0 {
+            0
+        } else {
+            self.epoch.load(Ordering::Relaxed)
+        };
         let request = self.trip_request(s, force, wait_ms, s.clock.now_ms(), expected);
         let Some(link) = self.me.upgrade() else {
             return;

@@ -54,7 +54,8 @@ const READ: &str = "return reply(0)";
 /// `TRIP(decided, due, expected_epoch, wait_ms, ttl_ms, force)`: OPEN for `wait_ms` from
 /// the decision, from a missing key, from the CLOSED state this replica has seen
 /// (`expected_epoch` or an older one: a CLOSED newer than what the replica's window was
-/// based on refuses it), from the HALF_OPEN of `expected_epoch`, or always with `force` 1
+/// based on refuses it; 0 when the replica has no basis, e.g. its own reset is still
+/// unanswered), from the HALF_OPEN of `expected_epoch`, or always with `force` 1
 /// (a manual transition). An OPEN state is kept: the first replica's deadline stands.
 /// Flag 1 when this call opened it, 2 when it came too late.
 const TRIP: &str = r#"
