@@ -150,7 +150,9 @@ impl SharedState for Link {
                     return;
                 }
                 link.attempts.store(r.attempts, Ordering::Relaxed);
-                if link.epoch.swap(r.epoch, Ordering::Relaxed) != r.epoch {
+                if link.epoch.swap(r.epoch, Ordering::Relaxed) != r.epoch
+                    && !link.newer_write_pending()
+                {
                     link.apply(&cb, r);
                 }
             }),

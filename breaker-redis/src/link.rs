@@ -72,6 +72,9 @@ pub(crate) struct Link {
     /// the refresher applies nothing (what it reads may predate them, e.g. the OPEN a
     /// manual reset is about to close), their replies bring the shared state instead.
     pub(crate) in_flight: AtomicU32,
+    /// Writes this process has handed to the call thread so far: a read sent before the
+    /// latest of them may predate it and is not applied.
+    pub(crate) writes: AtomicU64,
 }
 
 impl Link {
@@ -88,6 +91,7 @@ impl Link {
             leases: Mutex::new(Vec::new()),
             refused_until: AtomicU64::new(0),
             in_flight: AtomicU32::new(0),
+            writes: AtomicU64::new(0),
         })
     }
 
@@ -133,8 +137,9 @@ impl Link {
     /// `3 x timeout`).
     pub(crate) fn refresh(&self, s: &StoreInner, cb: &CircuitBreaker) {
         let _ = s.call(|c, _| {
+            let writes = self.writes.load(Ordering::Acquire);
             let r = Self::run_now(s, c, self.read_request())?;
-            self.reconcile(s, c, cb, r)
+            self.reconcile(s, c, cb, r, writes)
         });
     }
 
@@ -148,8 +153,14 @@ impl Link {
         c: &mut Connection,
         cb: &CircuitBreaker,
         r: Reply,
+        writes: u64,
     ) -> redis::RedisResult<()> {
-        if self.in_flight.load(Ordering::Acquire) > 0 {
+        // This process wrote since the read was sent, or waits for a write's reply: what
+        // was read may predate it (the OPEN a manual reset is closing), so the replies bring
+        // the state instead.
+        if self.in_flight.load(Ordering::Acquire) > 0
+            || self.writes.load(Ordering::Acquire) != writes
+        {
             return Ok(());
         }
         let local = cb.state();
@@ -238,6 +249,7 @@ impl Link {
             return;
         };
         self.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.writes.fetch_add(1, Ordering::AcqRel);
         s.submit(Job {
             request,
             wanted: None,
@@ -246,6 +258,12 @@ impl Link {
                 link.in_flight.fetch_sub(1, Ordering::AcqRel);
             }),
         });
+    }
+
+    /// Whether a write submitted after the one whose reply is being handled is still
+    /// unanswered (its reply, later, is the newer word: an earlier reply applies nothing).
+    pub(crate) fn newer_write_pending(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) > 1
     }
 
     /// `TRIP` (see `scripts.rs`).
@@ -270,7 +288,7 @@ impl Link {
         }
         self.epoch.store(r.epoch, Ordering::Relaxed);
         self.attempts.store(r.attempts, Ordering::Relaxed);
-        if !r.flag {
+        if !r.flag && !self.newer_write_pending() {
             // Another process's state stands (an earlier OPEN, a newer HALF_OPEN or CLOSED).
             self.apply(cb, r);
         }

@@ -358,6 +358,10 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     let c = con.as_mut().expect("connected above");
     // One round trip for all the breakers.
     let requests: Vec<Request> = links.iter().map(|l| l.read_request()).collect();
+    let writes: Vec<u64> = links
+        .iter()
+        .map(|l| l.writes.load(Ordering::Acquire))
+        .collect();
     let replies = if links.is_empty() {
         redis::cmd("PING").query::<String>(c).map(|_| Vec::new())
     } else {
@@ -369,10 +373,10 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
             for r in &replies {
                 s.clock.observe(r.now_ms);
             }
-            for (l, reply) in links.iter().zip(replies) {
+            for ((l, reply), writes) in links.iter().zip(replies).zip(writes) {
                 if let Some(cb) = l.breaker.upgrade() {
                     // A write-back runs here, on the refresher's connection.
-                    if let Err(e) = l.reconcile(s, c, &cb, reply) {
+                    if let Err(e) = l.reconcile(s, c, &cb, reply, writes) {
                         *con = None;
                         s.mark_down(&e);
                         return;
