@@ -23,19 +23,26 @@
 //!   FORCED_OPEN, DISABLED and METRICS_ONLY stay local to the process that set them.
 //! * **Keys expire** [`RedisStoreOptions::key_ttl`] after their last change.
 //!
-//! Faults: Redis unreachable, slow or restarted never fails a call. Only calls that trip
-//! the breaker or run as HALF_OPEN trials talk to Redis, each waiting at most
-//! `3 x timeout` (150 ms by default); after a failure the store is marked down (logged
-//! once, without credentials), calls use local state alone, and a background thread
-//! reconnects every `refresh_interval` and re-converges (a local OPEN Redis does not know
-//! is written back; a newer shared state is applied).
+//! Faults: Redis unreachable, slow or restarted never fails a call. Only a HALF_OPEN trial
+//! call waits on Redis, for its lease, at most `3 x timeout` (150 ms by default) from its
+//! own start however many calls ask at once ([`call_path_bound`]); trips, trial outcomes
+//! and manual transitions are written by a background thread and never waited for. A write
+//! Redis runs more than `3 x timeout` after it was sent (Redis stopped, then continued) is
+//! refused, so it can neither open a breaker the replicas have closed since nor stretch
+//! an OPEN. After a failure the store is marked down (logged once, without credentials),
+//! calls use local state alone, and a background thread reconnects every
+//! `refresh_interval` and re-converges (a local OPEN Redis does not know is written back;
+//! a newer shared state is applied).
 
 mod config;
+mod hook;
 mod link;
 mod options;
 mod redact;
+mod redis_clock;
 mod scripts;
 mod store;
+mod worker;
 
 pub use config::{attach_configured, options_from, ConfiguredStores};
 pub use options::RedisStoreOptions;

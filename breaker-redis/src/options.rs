@@ -15,9 +15,10 @@ pub struct RedisStoreOptions {
     /// by another process is applied here within `refresh_interval + timeout`.
     pub refresh_interval: Duration,
     /// The longest one step of a Redis request may take: connecting, sending, receiving
-    /// (`breaker.redis.timeout`, default 50 ms, at least 1 ms). A call that talks to Redis
-    /// (one that trips the breaker, or a HALF_OPEN trial call) waits at most
-    /// `3 x timeout` for it; after a failure no call waits on Redis until it is back.
+    /// (`breaker.redis.timeout`, default 50 ms, at least 1 ms). A HALF_OPEN trial call
+    /// waits at most `3 x timeout` for its lease, queueing included (no other call waits on
+    /// Redis); a change Redis runs more than `3 x timeout` after it was sent is refused;
+    /// after a failure no call waits on Redis until it is back.
     pub timeout: Duration,
     /// How long a HALF_OPEN trial slot stays taken without an outcome
     /// (`breaker.redis.trial-lease`, default 10 s, at least 1 ms): a process killed during

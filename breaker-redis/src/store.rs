@@ -1,6 +1,7 @@
 //! [`RedisStore`]: the connection to Redis, its health, and the background refresher.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use redis::{Client, Connection};
 use crate::link::Link;
 use crate::options::RedisStoreOptions;
 use crate::redact::{redact_url, scrub, secrets};
-use crate::scripts::{Reply, Scripts};
+use crate::redis_clock::RedisClock;
+use crate::scripts::{Reply, Request, Scripts};
+use crate::worker::{self, Job};
 
 /// What can go wrong setting a store up. Never carries a credential.
 #[derive(Debug, thiserror::Error)]
@@ -53,8 +56,13 @@ pub(crate) struct StoreInner {
     secrets: Vec<String>,
     pub(crate) options: RedisStoreOptions,
     pub(crate) scripts: Scripts,
-    /// The connection of the call path (trips, trial leases and outcomes).
+    /// The connection of [`attach`](RedisStore::attach)'s first read.
     call: Mutex<Option<Connection>>,
+    /// The call path's requests (trips, trial leases and outcomes, manual transitions), run
+    /// by the store's call thread on its own connection: no caller waits for a lock.
+    jobs: SyncSender<Job>,
+    /// Redis's clock as seen from here: when a change was decided, in Redis's terms.
+    pub(crate) clock: RedisClock,
     /// The last request succeeded; while false only the refresher talks to Redis.
     up: AtomicBool,
     /// "Unreachable" was logged for the current outage.
@@ -77,6 +85,7 @@ impl RedisStore {
             url: redact_url(url),
             reason: scrub(&e.to_string(), &secrets(url)),
         })?;
+        let (jobs, queue) = sync_channel(worker::QUEUE);
         let inner = Arc::new(StoreInner {
             client,
             address: redact_url(url),
@@ -84,6 +93,8 @@ impl RedisStore {
             options: options.sanitized(),
             scripts: Scripts::new(),
             call: Mutex::new(None),
+            jobs,
+            clock: RedisClock::new(),
             up: AtomicBool::new(true),
             down_logged: AtomicBool::new(false),
             links: Mutex::new(Vec::new()),
@@ -91,6 +102,7 @@ impl RedisStore {
             lease_seq: AtomicU64::new(0),
         });
         spawn_refresher(Arc::downgrade(&inner));
+        worker::spawn(Arc::downgrade(&inner), queue);
         Ok(RedisStore { inner })
     }
 
@@ -101,7 +113,7 @@ impl RedisStore {
     /// # Errors
     /// [`StoreError::AlreadyAttached`] when the breaker has a store already.
     pub fn attach(&self, breaker: &CircuitBreaker) -> Result<(), StoreError> {
-        let link = Arc::new(Link::new(&self.inner, breaker));
+        let link = Link::new(&self.inner, breaker);
         if breaker.attach_shared_state(link.clone()).is_err() {
             return Err(StoreError::AlreadyAttached {
                 name: breaker.name().to_string(),
@@ -140,14 +152,17 @@ impl std::fmt::Debug for RedisStore {
 impl StoreInner {
     fn connect(&self) -> redis::RedisResult<Connection> {
         let t = self.options.timeout;
-        let con = self.client.get_connection_with_timeout(t)?;
+        let mut con = self.client.get_connection_with_timeout(t)?;
         con.set_read_timeout(Some(t))?;
         con.set_write_timeout(Some(t))?;
+        self.scripts.load_all(&mut con)?;
         Ok(con)
     }
 
-    /// Runs one request on the call-path connection; `None` (at once) while Redis is
-    /// known to be down, or when this request fails (Redis is then marked down).
+    /// Runs one request on the attach connection, waiting for it (at most `3 x timeout`);
+    /// `None` (at once) while Redis is known to be down, or when this request fails (Redis
+    /// is then marked down). Not on the call path: calls hand their requests to
+    /// [`submit`](Self::submit).
     pub(crate) fn call<T>(
         &self,
         f: impl FnOnce(&mut Connection, &Scripts) -> redis::RedisResult<T>,
@@ -177,6 +192,99 @@ impl StoreInner {
                 None
             }
         }
+    }
+
+    /// Hands a call-path request to the store's call thread; never waits.
+    pub(crate) fn submit(&self, job: Job) {
+        worker::submit(self, &self.jobs, job);
+    }
+
+    /// Runs `jobs` in one round trip on the call thread's connection `con` (connecting
+    /// first if needed), then each job's continuation. A job refused as late although this
+    /// thread still waited for it (Redis's clock moved on since the last estimate) is sent
+    /// once more, with the estimate its reply brought.
+    pub(crate) fn run_jobs(&self, con: &mut Option<Connection>, mut jobs: Vec<Job>) {
+        let mut replies = self.run_requests(con, jobs.iter_mut().map(|j| &mut j.request));
+        let again: Vec<usize> = match &replies {
+            Some(r) => (0..r.len()).filter(|&i| r[i].late).collect(),
+            None => Vec::new(),
+        };
+        if !again.is_empty() {
+            let retried = self.run_requests(
+                con,
+                jobs.iter_mut()
+                    .enumerate()
+                    .filter(|(i, _)| again.contains(i))
+                    .map(|(_, j)| &mut j.request),
+            );
+            if let (Some(all), Some(retried)) = (replies.as_mut(), retried) {
+                for (i, r) in again.into_iter().zip(retried) {
+                    all[i] = r;
+                }
+            }
+        }
+        let mut replies = replies.map(Vec::into_iter);
+        for job in jobs {
+            let reply = replies.as_mut().and_then(|r| r.next());
+            (job.then)(self, reply);
+        }
+    }
+
+    /// Sets a write's due time as it is sent: now (Redis's clock, estimated) plus the
+    /// call-path bound; none while Redis's clock is unknown.
+    pub(crate) fn stamp(&self, r: &mut Request) {
+        let now = self.clock.now_ms();
+        r.stamp(if now == 0 { 0 } else { now + self.max_age_ms() });
+    }
+
+    /// Runs `requests` in one round trip on `con` (connecting first if needed), noting
+    /// Redis's clock; `None` while Redis is down or when the requests fail (Redis is then
+    /// marked down and `con` dropped).
+    pub(crate) fn run_requests<'a>(
+        &self,
+        con: &mut Option<Connection>,
+        requests: impl Iterator<Item = &'a mut Request>,
+    ) -> Option<Vec<Reply>> {
+        if !self.up.load(Ordering::Relaxed) {
+            return None;
+        }
+        if con.is_none() {
+            match self.connect() {
+                Ok(c) => *con = Some(c),
+                Err(e) => {
+                    self.mark_down(&e);
+                    return None;
+                }
+            }
+        }
+        let requests: Vec<&Request> = requests
+            .map(|r| {
+                self.stamp(r);
+                &*r
+            })
+            .collect();
+        match self
+            .scripts
+            .run(con.as_mut().expect("connected above"), &requests)
+        {
+            Ok(replies) => {
+                for r in &replies {
+                    self.clock.observe(r.now_ms);
+                }
+                Some(replies)
+            }
+            Err(e) => {
+                *con = None;
+                self.mark_down(&e);
+                None
+            }
+        }
+    }
+
+    /// How long after its sending Redis may run a change (ms): the call-path bound, longer
+    /// than this process waits for any reply.
+    pub(crate) fn max_age_ms(&self) -> u64 {
+        call_path_bound(&self.options).as_millis() as u64
     }
 
     fn mark_down(&self, e: &redis::RedisError) {
@@ -249,34 +357,30 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     };
     let c = con.as_mut().expect("connected above");
     // One round trip for all the breakers.
-    let mut pipe = redis::pipe();
-    for l in &links {
-        pipe.cmd("EVALSHA")
-            .arg(s.scripts.read.get_hash())
-            .arg(2)
-            .arg(&l.key)
-            .arg(&l.trials_key);
-    }
-    let replies: redis::RedisResult<Vec<Vec<i64>>> = if links.is_empty() {
+    let requests: Vec<Request> = links.iter().map(|l| l.read_request()).collect();
+    let writes: Vec<u64> = links
+        .iter()
+        .map(|l| l.writes.load(Ordering::Acquire))
+        .collect();
+    let replies = if links.is_empty() {
         redis::cmd("PING").query::<String>(c).map(|_| Vec::new())
     } else {
-        match pipe.query(c) {
-            Err(e) if e.kind() == redis::ErrorKind::NoScriptError => {
-                // Redis restarted with an empty script cache: load and read one by one.
-                links
-                    .iter()
-                    .map(|l| s.scripts.read.key(&l.key).key(&l.trials_key).invoke(c))
-                    .collect()
-            }
-            r => r,
-        }
+        s.scripts.run(c, &requests.iter().collect::<Vec<_>>())
     };
     match replies {
         Ok(replies) => {
             s.mark_up();
-            for (l, r) in links.iter().zip(replies) {
-                if let (Some(cb), Ok(reply)) = (l.breaker.upgrade(), Reply::parse(&r)) {
-                    l.reconcile(s, &cb, reply);
+            for r in &replies {
+                s.clock.observe(r.now_ms);
+            }
+            for ((l, reply), writes) in links.iter().zip(replies).zip(writes) {
+                if let Some(cb) = l.breaker.upgrade() {
+                    // A write-back runs here, on the refresher's connection.
+                    if let Err(e) = l.reconcile(s, c, &cb, reply, writes) {
+                        *con = None;
+                        s.mark_down(&e);
+                        return;
+                    }
                 }
             }
         }
@@ -287,8 +391,12 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     }
 }
 
-/// How long a call may wait on Redis at most: connect, send and receive, each bounded by
-/// `timeout`.
+/// How long a call may wait on Redis at most, queueing behind other calls' requests
+/// included: `3 x timeout` (connect, send and receive, each bounded by `timeout`). Only a
+/// HALF_OPEN trial permission waits (for its lease), each caller up to this from its own
+/// start, then it runs on local state; a trip, a trial outcome or a manual transition never
+/// waits (handed to the store's call thread). Redis refuses a change it runs later than
+/// this after the change was sent (issue #23).
 pub fn call_path_bound(options: &RedisStoreOptions) -> Duration {
     options.timeout * 3
 }

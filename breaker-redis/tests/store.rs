@@ -51,6 +51,8 @@ fn keys_expire() {
     };
     let cb = replica(&redis.url(), "ttl", 5000, options);
     trip(&cb);
+    // Written by the store's call thread right after the tripping call.
+    support::wait_for_shared_state(&redis, "ttl", 1);
     let mut con = redis.connection();
     let pttl: i64 = con.pttl("breaker:{ttl}").unwrap();
     assert!(
@@ -83,24 +85,34 @@ fn racing_replicas_open_it_once() {
             });
         }
     });
+    // The trips are written by each store's call thread after the calls returned; the
+    // losers adopt the winner's deadline from their trip's reply.
+    support::wait_for_shared_state(&redis, "race", 1);
     let mut con = redis.connection();
-    let attempts: i64 = con.hget("breaker:{race}", "a").unwrap();
-    assert_eq!(attempts, 1, "one OPEN written");
-    let deadlines: Vec<u64> = breakers
-        .iter()
-        .map(|cb| cb.open_until_nanos().expect("OPEN"))
-        .collect();
     // Each replica maps the shared deadline (Redis's clock, ms) onto its own clock from the
     // script's reply: off by the time the reply took to arrive, a few ms on a loaded
     // machine. Redis and the breakers' system clock read the same wall clock here.
     let until_ms: u64 = con.hget("breaker:{race}", "u").unwrap();
-    for d in deadlines {
-        let off = (d / 1_000_000).abs_diff(until_ms);
+    let offsets = || -> Vec<u64> {
+        breakers
+            .iter()
+            .map(|cb| (cb.open_until_nanos().expect("OPEN") / 1_000_000).abs_diff(until_ms))
+            .collect()
+    };
+    // 10 s: only replies that never come reach it.
+    let end = Instant::now() + Duration::from_secs(10);
+    while offsets().iter().any(|&off| off > 50) {
         assert!(
-            off <= 50,
-            "a replica's deadline is {off} ms off the shared one"
+            Instant::now() < end,
+            "replicas' deadlines off the shared one by {:?} ms",
+            offsets()
         );
+        std::thread::sleep(Duration::from_millis(5));
     }
+    let attempts: i64 = con.hget("breaker:{race}", "a").unwrap();
+    assert_eq!(attempts, 1, "one OPEN written");
+    let until_after: u64 = con.hget("breaker:{race}", "u").unwrap();
+    assert_eq!(until_after, until_ms, "the first deadline stands");
 }
 
 /// A failed trial in one replica re-opens the breaker for the other, with the next
@@ -193,25 +205,26 @@ fn an_unreachable_redis_never_slows_calls() {
     );
 }
 
-/// Redis accepts connections and never answers: the attach and the one call that trips the
-/// breaker each wait at most the bound (`3 x timeout`); once Redis is marked down, no call
-/// waits on it.
+/// Redis accepts connections and never answers: the attach waits at most the bound
+/// (`3 x timeout`), and no call waits on Redis, the one that trips the breaker and the
+/// trial call after the OPEN wait included (the trip is written in the background; Redis
+/// is marked down since the attach).
 #[test]
 fn a_silent_redis_delays_a_call_by_at_most_the_bound() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("redis://{}/", listener.local_addr().unwrap());
+    // A timeout long enough that "waited for Redis" (300 ms at least) and "did not"
+    // stay apart by more than a loaded machine's scheduling delays (SLACK).
     let options = RedisStoreOptions {
-        timeout: Duration::from_millis(30),
+        timeout: Duration::from_millis(300),
         ..Default::default()
     };
+    const SLACK: Duration = Duration::from_millis(250);
     let bound = call_path_bound(&options);
     let t = Instant::now();
     let cb = replica(&url, "silent", 200, options);
     let attach = t.elapsed();
-    assert!(
-        attach <= bound + Duration::from_millis(20),
-        "attach took {attach:?}"
-    );
+    assert!(attach <= bound + SLACK, "attach took {attach:?}");
     let mut times = Vec::new();
     for _ in 0..20 {
         let t = Instant::now();
@@ -220,22 +233,27 @@ fn a_silent_redis_delays_a_call_by_at_most_the_bound() {
         }
         times.push(t.elapsed());
     }
+    assert_eq!(cb.state(), State::Open);
     let slowest = *times.iter().max().unwrap();
-    assert!(
-        slowest <= bound + Duration::from_millis(20),
-        "a call took {slowest:?}"
-    );
-    // After the wait, a trial call runs on local state without waiting on Redis either.
+    assert!(slowest <= SLACK, "a call took {slowest:?}");
+    // After the wait, a trial call runs on local state without waiting on Redis either
+    // (asked until admitted: the breaker's clock may lag on a loaded machine; 5 s at most).
     std::thread::sleep(Duration::from_millis(250));
-    let t = Instant::now();
-    let p = cb.try_acquire_permission().unwrap();
+    let end = Instant::now() + Duration::from_secs(5);
+    let p = loop {
+        let t = Instant::now();
+        let permit = cb.try_acquire_permission();
+        assert!(t.elapsed() <= SLACK, "a call took {:?}", t.elapsed());
+        match permit {
+            Ok(p) => break p,
+            Err(e) => assert!(Instant::now() < end, "never admitted: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
     assert_eq!(p.admitted_in(), State::HalfOpen);
+    let t = Instant::now();
     p.on_success();
-    assert!(
-        t.elapsed() <= Duration::from_millis(20),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() <= SLACK, "{:?}", t.elapsed());
     drop(listener);
 }
 
@@ -284,4 +302,50 @@ fn an_outage_is_logged_once_without_credentials() {
     assert_eq!(log.matches("Redis unreachable").count(), 1, "{log}");
     assert!(log.contains(&format!("redis://127.0.0.1:{port}/")), "{log}");
     assert!(!log.contains("hunter22"), "{log}");
+}
+
+/// A trip carries the shared epoch its replica had seen: decided on a CLOSED older than the
+/// shared one (here a reset by another replica it has not read yet), it is refused, and the
+/// replica adopts the newer CLOSED (issue #23: a write must carry what it was based on).
+#[test]
+fn a_trip_based_on_an_older_closed_state_is_refused() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let b = replica(&redis.url(), "basis", 10_000, RedisStoreOptions::default());
+    trip(&b);
+    support::wait_for_shared_state(&redis, "basis", 1);
+    b.reset();
+    support::wait_for_shared_state(&redis, "basis", 0);
+    let mut con = redis.connection();
+    let seen: i64 = con.hget("breaker:{basis}", "e").unwrap();
+    // `a` reads the shared state when attached (epoch `seen`), then never again.
+    let deaf = RedisStoreOptions {
+        refresh_interval: Duration::from_secs(3600),
+        ..Default::default()
+    };
+    let a = replica(&redis.url(), "basis", 10_000, deaf);
+    trip(&b);
+    support::wait_for_shared_state(&redis, "basis", 1);
+    b.reset();
+    support::wait_for_shared_state(&redis, "basis", 0);
+    let newer: i64 = con.hget("breaker:{basis}", "e").unwrap();
+    assert!(newer > seen);
+    trip(&a);
+    // The refusal's reply moves `a` to the shared CLOSED (10 s: only a reply that never
+    // comes reaches it).
+    let end = Instant::now() + Duration::from_secs(10);
+    while a.state() != State::Closed {
+        assert!(Instant::now() < end, "a stayed {}", a.state());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let (s, e): (i64, i64) = (
+        con.hget("breaker:{basis}", "s").unwrap(),
+        con.hget("breaker:{basis}", "e").unwrap(),
+    );
+    assert_eq!(
+        (s, e),
+        (0, newer),
+        "the stale trip changed the shared state"
+    );
 }

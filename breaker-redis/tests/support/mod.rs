@@ -6,6 +6,9 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::{Child, ChildStdin, Command, Stdio};
+
+pub mod child;
+pub mod proxy;
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -87,6 +90,26 @@ impl RedisServer {
         }
     }
 
+    /// SIGSTOP: the server stops running (its sockets still accept and buffer requests,
+    /// which it runs at [`resume`](Self::resume)), as a hung or swapped-out Redis.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// SIGCONT after [`pause`](Self::pause).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, sig: &str) {
+        let pid = self.child.as_ref().expect("running").id().to_string();
+        let ok = Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .expect("kill");
+        assert!(ok.success(), "kill {sig} {pid}");
+    }
+
     pub fn connection(&self) -> redis::Connection {
         redis::Client::open(self.url())
             .unwrap()
@@ -97,6 +120,7 @@ impl RedisServer {
 
 impl Drop for RedisServer {
     fn drop(&mut self) {
+        // SIGKILL ends a paused (SIGSTOPped) server too.
         self.stop();
     }
 }
@@ -196,5 +220,36 @@ impl Drop for Replica {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Field `i` (by whitespace) of a replica's answer.
+pub fn field<T: std::str::FromStr>(line: &str, i: usize) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    line.split_whitespace()
+        .nth(i)
+        .unwrap_or_else(|| panic!("no field {i} in {line:?}"))
+        .parse()
+        .unwrap()
+}
+
+/// Waits (up to 10 s: only a write that never comes reaches it) until the shared hash of
+/// `name` has state `state` (0 CLOSED, 1 OPEN, 2 HALF_OPEN).
+pub fn wait_for_shared_state(redis: &RedisServer, name: &str, state: i64) {
+    use redis::Commands;
+    let mut con = redis.connection();
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let s: Option<i64> = con.hget(format!("breaker:{{{name}}}"), "s").unwrap();
+        if s == Some(state) {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "shared state of {name}: {s:?}, never {state}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
