@@ -96,6 +96,10 @@ fn replica_breaker(store_url: Option<&str>, prefix: &str) -> Result<CircuitBreak
         "org.springframework.web.client.HttpClientErrorException",
         "java.util.concurrent.TimeoutException",
         "java.io.IOException",
+        // The file also names what the stack's own layers refuse (load shedding, an open
+        // circuit); a lone breaker never sees those errors.
+        "io.github.resilience4j.bulkhead.BulkheadFullException",
+        "io.github.resilience4j.circuitbreaker.CallNotPermittedException",
     ]
     .into_iter()
     .fold(resilience4rs::ErrorCatalog::new(), |c, n| c.acknowledge(n));
