@@ -56,6 +56,7 @@ mod keys;
 mod limits;
 mod live;
 mod load;
+mod locations;
 mod management;
 mod model;
 pub mod modules;
@@ -78,8 +79,9 @@ mod yaml;
 pub use catalog::{ExceptionList, UnclaimedName};
 pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
-pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};
+pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange, DEFAULT_SETTLE_TIME};
 pub use load::{Format, Loaded, Loader, SourceText};
+pub use locations::{ConfigFile, ConfigFiles, ConfigLocations, FileReason, MAX_IMPORT_DEPTH};
 pub use management::{
     ManagementConfig, ModuleMetrics, ShowDetails, DEFAULT_STATUS_ORDER, METRIC_SECTIONS,
 };

@@ -3,14 +3,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 use breaker_core::{Clock, ErrorCatalog, Registry};
 use serde_json::Value;
 
 use crate::error::Warning;
 use crate::json::instance_json;
-use crate::load::{Loaded, Loader};
+use crate::error::LoadError;
+use crate::load::{source_from_bytes, Format, Loaded, Loader, SourceText};
+use crate::locations::{ConfigFiles, ConfigLocations};
 use crate::modules::{module_core_configs_with_clock, ModuleRegistries};
 use crate::registry_build::{core_configs, registry_with_clock, RegistryLoadError};
 use crate::watch::Watch;
@@ -86,7 +90,9 @@ pub enum ReloadEvent {
 type Listener = Arc<dyn Fn(&ReloadEvent) + Send + Sync>;
 
 struct Current {
-    contents: Vec<Option<Vec<u8>>>,
+    contents: Fingerprint,
+    /// The texts of the config in force, by file name (for the half-written-file guard).
+    texts: Vec<SourceText>,
     loaded: Loaded,
 }
 
@@ -95,6 +101,13 @@ pub(crate) struct LiveInner {
     modules: ModuleRegistries,
     loader: Loader,
     paths: Vec<PathBuf>,
+    /// Where the files come from: fixed paths, or Spring's locations (found again on every
+    /// reload, so a changed import or a new profile file is picked up).
+    locations: Option<ConfigLocations>,
+    /// How long a changed file must stay unchanged before a reload applies it, in ns.
+    settle_nanos: AtomicU64,
+    /// Serialises reloads (the watcher's and the application's), held while settling.
+    reloading: Mutex<()>,
     catalog: ErrorCatalog,
     /// The clock of every breaker and module instance, kept across reloads.
     clock: Option<Arc<dyn Clock>>,
@@ -132,8 +145,94 @@ impl fmt::Debug for LiveConfig {
     }
 }
 
-fn read_all(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
-    paths.iter().map(|p| std::fs::read(p).ok()).collect()
+/// What a read saw of every file: path, bytes (`None`: unreadable), length and modification
+/// time; two reads a settle time apart that are equal saw content that stopped changing.
+type Fingerprint = Vec<(PathBuf, Option<Vec<u8>>, Option<(u64, Option<SystemTime>)>)>;
+
+/// One read of the files.
+struct Read {
+    fingerprint: Fingerprint,
+    /// The texts to load (exactly the bytes of the fingerprint), or why they cannot be.
+    sources: Result<(Vec<SourceText>, Option<ConfigFiles>), LoadError>,
+}
+
+/// The default [`LiveConfig::set_settle_time`]: 100 ms.
+pub const DEFAULT_SETTLE_TIME: Duration = Duration::from_millis(100);
+
+/// Most settle rounds one reload waits for a file that keeps changing before it gives up
+/// (the next change event tries again).
+const MAX_SETTLE_ROUNDS: usize = 50;
+
+fn stamp(p: &Path) -> Option<(u64, Option<SystemTime>)> {
+    std::fs::metadata(p).ok().map(|m| (m.len(), m.modified().ok()))
+}
+
+fn read_paths(paths: &[PathBuf]) -> Read {
+    let mut fingerprint = Vec::with_capacity(paths.len());
+    let mut sources = Ok(Vec::with_capacity(paths.len()));
+    for p in paths {
+        let before = stamp(p);
+        let bytes = std::fs::read(p);
+        let after = stamp(p);
+        // A write between the stamp and the read shows as a stamp that differs next time.
+        let st = if before == after { after } else { None };
+        let kept = bytes.as_ref().ok().cloned();
+        if let Ok(list) = &mut sources {
+            match bytes {
+                Ok(b) => match source_from_bytes(p.display().to_string(), Format::from_path(p), b)
+                {
+                    Ok(s) => list.push(s),
+                    Err(e) => sources = Err(e),
+                },
+                Err(e) => {
+                    sources = Err(LoadError::Io {
+                        path: p.display().to_string(),
+                        message: e.to_string(),
+                    })
+                }
+            }
+        }
+        fingerprint.push((p.clone(), kept, st));
+    }
+    Read {
+        fingerprint,
+        sources: sources.map(|s| (s, None)),
+    }
+}
+
+/// Whether a file's text holds a `resilience4j` tree (`resilience4j: {}` counts: it says
+/// "no settings" explicitly).
+fn has_resilience4j(source: &SourceText, limits: &crate::Limits) -> bool {
+    let file: Arc<str> = Arc::from(source.name.as_str());
+    let docs = match source.format {
+        Format::Yaml => crate::yaml::parse(&file, &source.text, limits, &mut Vec::new()),
+        Format::Properties => crate::properties::parse(&file, &source.text, limits),
+    };
+    docs.map(|docs| {
+        docs.iter().any(|d| {
+            d.properties
+                .iter()
+                .any(|p| p.name.first().is_some_and(|e| e.is("resilience4j")))
+        })
+    })
+    .unwrap_or(true)
+}
+
+/// Why `new` looks half-written next to `old` (the texts in force): a file that was not empty
+/// and now is, or whose `resilience4j` tree is gone.
+fn looks_torn(old: &[SourceText], new: &[SourceText], limits: &crate::Limits) -> Option<String> {
+    for n in new {
+        let Some(o) = old.iter().find(|o| o.name == n.name) else {
+            continue;
+        };
+        if n.text.trim().is_empty() && !o.text.trim().is_empty() {
+            return Some(format!("{} is empty", n.name));
+        }
+        if has_resilience4j(o, limits) && !has_resilience4j(n, limits) {
+            return Some(format!("{} no longer has a resilience4j section", n.name));
+        }
+    }
+    None
 }
 
 impl LiveConfig {
@@ -161,8 +260,53 @@ impl LiveConfig {
         clock: Option<Arc<dyn Clock>>,
     ) -> Result<Self, RegistryLoadError> {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-        let contents = read_all(&paths);
-        let loaded = loader.load_files(&paths)?;
+        let read = read_paths(&paths);
+        let (texts, _) = read.sources?;
+        let loaded = loader.load_sources(&texts)?;
+        Self::build(paths, None, read.fingerprint, texts, loaded, loader, catalog, clock)
+    }
+
+    /// Loads the files Spring Boot would read from `locations` (see [`ConfigLocations`]:
+    /// the default locations or `SPRING_CONFIG_LOCATION`, profile-specific files, imports)
+    /// with `loader`'s environment and profiles. Every reload finds the files again, so an
+    /// added import or profile file is read; the watch covers the directories of the files
+    /// found at start.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load), and [`LoadError::Location`] for a missing non-optional
+    /// location or import, or an import cycle.
+    pub fn load_located(
+        locations: ConfigLocations,
+        loader: Loader,
+        catalog: ErrorCatalog,
+    ) -> Result<(Self, ConfigFiles), RegistryLoadError> {
+        let files = locations.resolve(&loader)?;
+        let loaded = files.load(&loader)?;
+        let fingerprint = located_fingerprint(&files);
+        let live = Self::build(
+            files.paths(),
+            Some(locations),
+            fingerprint,
+            files.sources.clone(),
+            loaded,
+            loader,
+            catalog,
+            None,
+        )?;
+        Ok((live, files))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        paths: Vec<PathBuf>,
+        locations: Option<ConfigLocations>,
+        contents: Fingerprint,
+        texts: Vec<SourceText>,
+        loaded: Loaded,
+        loader: Loader,
+        catalog: ErrorCatalog,
+        clock: Option<Arc<dyn Clock>>,
+    ) -> Result<Self, RegistryLoadError> {
         let modules = module_core_configs_with_clock(&loaded, &catalog, clock.as_ref())?;
         let registry = registry_with_clock(&loaded, &catalog, clock.clone())?;
         let modules = ModuleRegistries::from_core_configs(modules);
@@ -175,9 +319,16 @@ impl LiveConfig {
                 modules,
                 loader,
                 paths,
+                locations,
+                settle_nanos: AtomicU64::new(DEFAULT_SETTLE_TIME.as_nanos() as u64),
+                reloading: Mutex::new(()),
                 catalog,
                 clock,
-                current: Mutex::new(Current { contents, loaded }),
+                current: Mutex::new(Current {
+                    contents,
+                    texts,
+                    loaded,
+                }),
                 last_error: Mutex::new(None),
                 listeners: Mutex::new(Vec::new()),
             }),
@@ -231,10 +382,28 @@ impl LiveConfig {
     /// Reloads only if a file's bytes differ from the config in force; `Ok(None)` when
     /// nothing changed. This is what the watcher calls.
     ///
+    /// A changed file is applied only once it has stopped changing: read again after the
+    /// [settle time](Self::set_settle_time), its bytes, length and modification time must
+    /// be the same (this waits, up to 50 settle times, then gives up until the next change).
+    /// A file that became empty, or whose `resilience4j` section is gone while the config in
+    /// force had one, is taken for a half-written file: the previous config is kept, with a
+    /// warning, and `Ok(None)` is returned. To really remove every setting of a file, write
+    /// `resilience4j: {}` in it.
+    ///
     /// # Errors
     /// As [`reload`](Self::reload).
     pub fn reload_if_changed(&self) -> Result<Option<ReloadReport>, RegistryLoadError> {
         self.inner.reload(false)
+    }
+
+    /// Sets how long a changed file must stay unchanged before
+    /// [`reload_if_changed`](Self::reload_if_changed) and the watcher apply it (default
+    /// [`DEFAULT_SETTLE_TIME`]; [`watch`](Self::watch) sets it to its debounce). Longer than
+    /// the longest pause of a writer in the middle of a file. Zero applies the first read.
+    pub fn set_settle_time(&self, settle: Duration) {
+        self.inner
+            .settle_nanos
+            .store(settle.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
     }
 
     /// The error of the last reload attempt, `None` when it succeeded (or none was tried).
@@ -263,21 +432,91 @@ impl LiveConfig {
     /// # Errors
     /// The file-watching backend's error (e.g. a directory that does not exist).
     pub fn watch(&self, debounce: std::time::Duration) -> Result<Watch, notify::Error> {
+        self.set_settle_time(debounce);
         Watch::start(Arc::downgrade(&self.inner), &self.inner.paths, debounce)
     }
 }
 
 impl LiveInner {
-    pub(crate) fn reload(&self, force: bool) -> Result<Option<ReloadReport>, RegistryLoadError> {
-        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
-        let contents = read_all(&self.paths);
-        if !force && contents == cur.contents {
-            return Ok(None);
+    /// Reads the files once (finding them again from the locations, if any).
+    fn read(&self) -> Read {
+        let Some(locations) = &self.locations else {
+            return read_paths(&self.paths);
+        };
+        match locations.resolve(&self.loader) {
+            Ok(files) => Read {
+                fingerprint: located_fingerprint(&files),
+                sources: Ok((files.sources.clone(), Some(files))),
+            },
+            Err(e) => Read {
+                fingerprint: vec![(PathBuf::new(), Some(e.to_string().into_bytes()), None)],
+                sources: Err(e),
+            },
         }
+    }
+
+    /// Reads until two reads a settle time apart are equal; `None` if they never were.
+    fn settled_read(&self, mut read: Read) -> Option<Read> {
+        let settle = Duration::from_nanos(self.settle_nanos.load(Ordering::Relaxed));
+        if settle.is_zero() {
+            return Some(read);
+        }
+        for _ in 0..MAX_SETTLE_ROUNDS {
+            std::thread::sleep(settle);
+            let next = self.read();
+            if next.fingerprint == read.fingerprint {
+                return Some(next);
+            }
+            read = next;
+        }
+        None
+    }
+
+    pub(crate) fn reload(&self, force: bool) -> Result<Option<ReloadReport>, RegistryLoadError> {
+        let _one_at_a_time = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
+        let mut read = self.read();
+        if !force {
+            let unchanged = {
+                let cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+                read.fingerprint == cur.contents
+            };
+            if unchanged {
+                return Ok(None);
+            }
+            match self.settled_read(read) {
+                Some(r) => read = r,
+                None => {
+                    tracing::warn!(
+                        target: "breaker::reload",
+                        files = ?self.paths,
+                        "resilience4j config files still changing; previous config kept until \
+                         they stop"
+                    );
+                    return Ok(None);
+                }
+            }
+        }
+        let contents = read.fingerprint;
+        if let Ok((texts, _)) = &read.sources {
+            let cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(why) = looks_torn(&cur.texts, texts, &self.loader.limits) {
+                tracing::warn!(
+                    target: "breaker::reload",
+                    files = ?self.paths,
+                    "{why}: taken for a half-written file, previous config kept; to really \
+                     remove every setting, write `resilience4j: {{}}` in it"
+                );
+                return Ok(None);
+            }
+        }
+        let texts = read.sources.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
         // Every section is converted and checked before anything is applied.
-        let result = self
-            .loader
-            .load_files(&self.paths)
+        let result = read
+            .sources
+            .and_then(|(texts, files)| match files {
+                Some(files) => files.load(&self.loader),
+                None => self.loader.load_sources(&texts),
+            })
             .map_err(RegistryLoadError::from)
             .and_then(|loaded| {
                 let configs = core_configs(&loaded, &self.catalog)?;
@@ -285,6 +524,7 @@ impl LiveInner {
                     module_core_configs_with_clock(&loaded, &self.catalog, self.clock.as_ref())?;
                 Ok((loaded, configs, modules))
             });
+        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
         let event = match result {
             Ok((loaded, configs, modules)) => {
                 let report = diff(&cur.loaded, &loaded);
@@ -312,7 +552,11 @@ impl LiveInner {
                     removed = ?report.removed,
                     "resilience4j config reloaded: {report}"
                 );
-                *cur = Current { contents, loaded };
+                *cur = Current {
+                    contents,
+                    texts,
+                    loaded,
+                };
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 ReloadEvent::Applied(report)
             }
@@ -343,6 +587,22 @@ impl LiveInner {
             ReloadEvent::Failed(e) => Err(e),
         }
     }
+}
+
+/// The fingerprint of files found from locations: their texts as read, and their stamps.
+fn located_fingerprint(files: &ConfigFiles) -> Fingerprint {
+    files
+        .files
+        .iter()
+        .zip(&files.sources)
+        .map(|(f, s)| {
+            (
+                f.path.clone(),
+                Some(s.text.clone().into_bytes()),
+                stamp(&f.path),
+            )
+        })
+        .collect()
 }
 
 /// Every setting, as `breaker check --json` shows it, per instance (and `default`).
