@@ -220,10 +220,10 @@ impl ConfigLocations {
     ) -> Result<Vec<Vec<Loc>>, LoadError> {
         let base = self.base_dir.clone().unwrap_or_else(|| PathBuf::from("."));
         let rel = |p: &str| -> PathBuf {
-            if self.base_dir.is_none() && p.starts_with("./") {
+            if self.base_dir.is_none() {
                 PathBuf::from(p)
             } else {
-                base.join(p)
+                base.join(p.trim_start_matches("./"))
             }
         };
         let mut groups: Vec<Vec<Loc>> = Vec::new();
