@@ -104,6 +104,10 @@ pub(crate) struct LiveInner {
     /// Where the files come from: fixed paths, or Spring's locations (found again on every
     /// reload, so a changed import or a new profile file is picked up).
     locations: Option<ConfigLocations>,
+    /// The files whose directories [`LiveConfig::watch`] watches: the files read, and, for
+    /// locations, every file looked for in a directory that exists (so a file created later,
+    /// `application-prod.yml` or a first `application.yml`, is read).
+    watch_files: Vec<PathBuf>,
     /// How long a changed file must stay unchanged before a reload applies it, in ns.
     settle_nanos: AtomicU64,
     /// Serialises reloads (the watcher's and the application's), held while settling.
@@ -263,7 +267,17 @@ impl LiveConfig {
         let read = read_paths(&paths);
         let (texts, _) = read.sources?;
         let loaded = loader.load_sources(&texts)?;
-        Self::build(paths, None, read.fingerprint, texts, loaded, loader, catalog, clock)
+        let watch = paths.clone();
+        Self::build(
+            (paths, watch),
+            None,
+            read.fingerprint,
+            texts,
+            loaded,
+            loader,
+            catalog,
+            clock,
+        )
     }
 
     /// Loads the files Spring Boot would read from `locations` (see [`ConfigLocations`]:
@@ -283,8 +297,13 @@ impl LiveConfig {
         let files = locations.resolve(&loader)?;
         let loaded = files.load(&loader)?;
         let fingerprint = located_fingerprint(&files);
+        let mut watch = files.paths();
+        watch.extend(files.looked_for.iter().filter(|p| {
+            p.parent()
+                .is_some_and(|d| d.as_os_str().is_empty() || d.is_dir())
+        }).cloned());
         let live = Self::build(
-            files.paths(),
+            (files.paths(), watch),
             Some(locations),
             fingerprint,
             files.sources.clone(),
@@ -298,7 +317,7 @@ impl LiveConfig {
 
     #[allow(clippy::too_many_arguments)]
     fn build(
-        paths: Vec<PathBuf>,
+        (paths, watch_files): (Vec<PathBuf>, Vec<PathBuf>),
         locations: Option<ConfigLocations>,
         contents: Fingerprint,
         texts: Vec<SourceText>,
@@ -319,6 +338,7 @@ impl LiveConfig {
                 modules,
                 loader,
                 paths,
+                watch_files,
                 locations,
                 settle_nanos: AtomicU64::new(DEFAULT_SETTLE_TIME.as_nanos() as u64),
                 reloading: Mutex::new(()),
@@ -433,7 +453,7 @@ impl LiveConfig {
     /// The file-watching backend's error (e.g. a directory that does not exist).
     pub fn watch(&self, debounce: std::time::Duration) -> Result<Watch, notify::Error> {
         self.set_settle_time(debounce);
-        Watch::start(Arc::downgrade(&self.inner), &self.inner.paths, debounce)
+        Watch::start(Arc::downgrade(&self.inner), &self.inner.watch_files, debounce)
     }
 }
 

@@ -655,10 +655,10 @@ fn missing(loc: &Loc, import: Option<&Origin>) -> LoadError {
                 loc.given
             ),
         },
-        None => LoadError::Location {
-            at: loc.path.display().to_string(),
+        None => LoadError::Io {
+            path: loc.path.display().to_string(),
             message: format!(
-                "config {what} '{}' does not exist; Spring Boot refuses to start",
+                "no such {what} (config location '{}'; Spring Boot refuses to start)",
                 loc.given
             ),
         },
