@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use breaker_config::{ConfigFiles, ConfigLocations, Loaded, Loader};
+use breaker_config::{ConfigFiles as FilesRead, ConfigLocations, Loaded, Loader};
 use breaker_core::{CircuitBreakerConfig, ErrorCatalog, ManualClock};
 use clap::Args;
 
@@ -53,7 +53,7 @@ impl ConfigFiles {
 }
 
 /// "Files read (lowest precedence first):" and one line per file with why it is read.
-pub fn files_text(read: &ConfigFiles) -> String {
+pub fn files_text(read: &FilesRead) -> String {
     if read.files.is_empty() {
         return String::new();
     }
@@ -66,7 +66,7 @@ pub fn files_text(read: &ConfigFiles) -> String {
 }
 
 /// The `files` array of `check --json`: `[{"path", "reason"}]`, lowest precedence first.
-pub fn files_json(read: &ConfigFiles) -> serde_json::Value {
+pub fn files_json(read: &FilesRead) -> serde_json::Value {
     read.files
         .iter()
         .map(|f| {
@@ -79,7 +79,7 @@ pub fn files_json(read: &ConfigFiles) -> serde_json::Value {
 }
 
 /// The message when no file was found: what was looked for, and that defaults apply.
-pub fn none_found(read: &ConfigFiles) -> String {
+pub fn none_found(read: &FilesRead) -> String {
     let looked: Vec<String> = read
         .looked_for
         .iter()
