@@ -98,6 +98,9 @@ pub struct Loader {
     pub(crate) profiles: Vec<String>,
     pub(crate) env: Option<HashMap<String, String>>,
     pub(crate) limits: Limits,
+    /// Whether `spring.config.import` was followed before (by [`crate::ConfigLocations`]);
+    /// otherwise an import gives a warning.
+    pub(crate) imports_followed: bool,
 }
 
 impl Default for Loader {
@@ -114,6 +117,7 @@ impl Loader {
             profiles: Vec::new(),
             env: None,
             limits: Limits::default(),
+            imports_followed: false,
         }
     }
 
@@ -201,6 +205,9 @@ impl Loader {
             .into_iter()
             .filter(|d| document_active(d, &profiles, &mut warnings))
             .collect();
+        if !self.imports_followed {
+            warn_imports(&active, &mut warnings);
+        }
         let refs: Vec<&Document> = active.iter().collect();
         let resolver = Resolver {
             env,
@@ -226,6 +233,24 @@ impl Loader {
             shared_store,
             shared_store_errors,
         })
+    }
+}
+
+/// Warns about `spring.config.import` in files loaded as given (not through
+/// [`crate::ConfigLocations`], which follows imports).
+fn warn_imports(docs: &[Document], warnings: &mut Vec<Warning>) {
+    let key = crate::property::parse_name("spring.config.import");
+    for d in docs {
+        if let Some(p) = d.get_list(&key).and_then(|l| l.into_iter().next()) {
+            warnings.push(Warning::new(
+                Some(p.key_origin.clone()),
+                "spring.config.import".into(),
+                "not followed here: these files are loaded exactly as given; load them with \
+                 breaker_config::ConfigLocations (as `breaker check` and the global registry \
+                 do) to read the imported files"
+                    .into(),
+            ));
+        }
     }
 }
 

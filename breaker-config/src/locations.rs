@@ -275,10 +275,9 @@ impl ConfigFiles {
     /// # Errors
     /// Parse errors, as [`Loader::load_sources`].
     pub fn load(&self, loader: &Loader) -> Result<Loaded, LoadError> {
-        let mut loaded = loader
-            .clone()
-            .profiles(self.profiles.clone())
-            .load_sources(&self.sources)?;
+        let mut loader = loader.clone().profiles(self.profiles.clone());
+        loader.imports_followed = true;
+        let mut loaded = loader.load_sources(&self.sources)?;
         let mut warnings = self.warnings.clone();
         warnings.append(&mut loaded.warnings);
         loaded.warnings = warnings;

@@ -314,3 +314,25 @@ fn config_name_changes_the_file_name() {
     assert_eq!(files.files.len(), 1);
     assert_eq!(value(&loaded), 60.0);
 }
+
+#[test]
+fn a_loader_given_files_warns_that_it_does_not_follow_imports() {
+    let text = format!("spring.config.import: extra.yml\n{}", threshold(50));
+    let loaded = Loader::new()
+        .env(env(&[]))
+        .load_str("application.yml", Format::Yaml, &text)
+        .unwrap();
+    let w: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("application.yml:1:1: spring.config.import: not followed here"),
+        "{w:?}"
+    );
+    // Through the locations the import is read, and there is no such warning.
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "application.yml", &text);
+    write(d.path(), "extra.yml", &threshold(60));
+    let (_, loaded) = load_in(d.path(), &[]).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(value(&loaded), 60.0);
+}
