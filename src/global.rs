@@ -262,8 +262,11 @@ fn load_live(
     ),
     breaker_config::RegistryLoadError,
 > {
-    let (live, files) =
-        breaker_config::LiveConfig::load_located(locations, breaker_config::Loader::new(), catalog)?;
+    let (live, files) = breaker_config::LiveConfig::load_located(
+        locations,
+        breaker_config::Loader::new(),
+        catalog,
+    )?;
     let watch = live
         .watch(std::time::Duration::from_millis(200))
         .map_err(|e| tracing::warn!("breaker: not watching {:?}: {e}", files.paths()))

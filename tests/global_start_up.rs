@@ -196,7 +196,13 @@ fn an_invalid_file_on_the_implicit_path_prints_one_message_and_stops_the_process
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(!stdout.contains("STILL SERVING"), "{stdout}");
-    assert_eq!(stderr.matches("cannot load the Spring config files").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("cannot load the Spring config files")
+            .count(),
+        1,
+        "{stderr}"
+    );
     assert!(
         stderr.contains(
             "./application.yml:2:25: resilience4j.circuitbreaker.instances.svc.\
@@ -247,7 +253,11 @@ fn no_config_file_is_said_once_with_the_places_looked_in() {
         "{}",
         warnings[0]
     );
-    assert!(warnings[0].contains("Resilience4j's defaults apply"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("Resilience4j's defaults apply"),
+        "{}",
+        warnings[0]
+    );
 }
 
 #[test]
@@ -299,8 +309,7 @@ fn init_from_file_error_debug_is_the_one_line_message() {
         "resilience4j.circuitbreaker.instances.svc.slidingWindowType: SLIDING\n",
     )
     .unwrap();
-    let err = resilience4rs::init_from_file(&path, resilience4rs::ErrorCatalog::new())
-        .unwrap_err();
+    let err = resilience4rs::init_from_file(&path, resilience4rs::ErrorCatalog::new()).unwrap_err();
     // What `main`'s `?` prints: Debug, through Box<dyn Error>.
     let boxed: Box<dyn std::error::Error> = Box::new(err);
     let shown = format!("{boxed:?}");

@@ -96,8 +96,10 @@ fn no_file_found_says_what_was_looked_for_and_that_defaults_apply() {
     assert!(out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("no config file found (looked for ./application.yaml, ./application.yml, \
-                      ./application.properties, ./config/application.yaml"),
+        err.contains(
+            "no config file found (looked for ./application.yaml, ./application.yml, \
+                      ./application.properties, ./config/application.yaml"
+        ),
         "{err}"
     );
     assert!(err.contains("Resilience4j's defaults apply"), "{err}");
@@ -111,7 +113,10 @@ fn imports_are_read_and_a_missing_one_is_an_error_at_its_line() {
     write(
         d.path(),
         "application.yml",
-        &format!("{}spring.config.import: optional:ops.yml, file:r4j/extra.yml\n", threshold(50)),
+        &format!(
+            "{}spring.config.import: optional:ops.yml, file:r4j/extra.yml\n",
+            threshold(50)
+        ),
     );
     write(d.path(), "r4j/extra.yml", &threshold(20));
     let out = breaker(d.path(), &[], &["check", "application.yml"]);
@@ -121,7 +126,10 @@ fn imports_are_read_and_a_missing_one_is_an_error_at_its_line() {
         text.contains("  r4j/extra.yml  (imported at application.yml:2:23)"),
         "{text}"
     );
-    assert!(text.contains("failureRateThreshold") && text.contains("20"), "{text}");
+    assert!(
+        text.contains("failureRateThreshold") && text.contains("20"),
+        "{text}"
+    );
     std::fs::remove_file(d.path().join("r4j/extra.yml")).unwrap();
     let out = breaker(d.path(), &[], &["check", "application.yml"]);
     assert_eq!(out.status.code(), Some(1));

@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime};
 use breaker_core::{Clock, ErrorCatalog, Registry};
 use serde_json::Value;
 
+use crate::error::LoadError;
 use crate::error::Warning;
 use crate::json::instance_json;
-use crate::error::LoadError;
 use crate::load::{source_from_bytes, Format, Loaded, Loader, SourceText};
 use crate::locations::{ConfigFiles, ConfigLocations};
 use crate::modules::{module_core_configs_with_clock, ModuleRegistries};
@@ -168,7 +168,9 @@ pub const DEFAULT_SETTLE_TIME: Duration = Duration::from_millis(100);
 const MAX_SETTLE_ROUNDS: usize = 50;
 
 fn stamp(p: &Path) -> Option<(u64, Option<SystemTime>)> {
-    std::fs::metadata(p).ok().map(|m| (m.len(), m.modified().ok()))
+    std::fs::metadata(p)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
 }
 
 fn read_paths(paths: &[PathBuf]) -> Read {
@@ -183,11 +185,12 @@ fn read_paths(paths: &[PathBuf]) -> Read {
         let kept = bytes.as_ref().ok().cloned();
         if let Ok(list) = &mut sources {
             match bytes {
-                Ok(b) => match source_from_bytes(p.display().to_string(), Format::from_path(p), b)
-                {
-                    Ok(s) => list.push(s),
-                    Err(e) => sources = Err(e),
-                },
+                Ok(b) => {
+                    match source_from_bytes(p.display().to_string(), Format::from_path(p), b) {
+                        Ok(s) => list.push(s),
+                        Err(e) => sources = Err(e),
+                    }
+                }
                 Err(e) => {
                     sources = Err(LoadError::Io {
                         path: p.display().to_string(),
@@ -298,10 +301,16 @@ impl LiveConfig {
         let loaded = files.load(&loader)?;
         let fingerprint = located_fingerprint(&files);
         let mut watch = files.paths();
-        watch.extend(files.looked_for.iter().filter(|p| {
-            p.parent()
-                .is_some_and(|d| d.as_os_str().is_empty() || d.is_dir())
-        }).cloned());
+        watch.extend(
+            files
+                .looked_for
+                .iter()
+                .filter(|p| {
+                    p.parent()
+                        .is_some_and(|d| d.as_os_str().is_empty() || d.is_dir())
+                })
+                .cloned(),
+        );
         let live = Self::build(
             (files.paths(), watch),
             Some(locations),
@@ -421,9 +430,10 @@ impl LiveConfig {
     /// [`DEFAULT_SETTLE_TIME`]; [`watch`](Self::watch) sets it to its debounce). Longer than
     /// the longest pause of a writer in the middle of a file. Zero applies the first read.
     pub fn set_settle_time(&self, settle: Duration) {
-        self.inner
-            .settle_nanos
-            .store(settle.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
+        self.inner.settle_nanos.store(
+            settle.as_nanos().min(u64::MAX as u128) as u64,
+            Ordering::Relaxed,
+        );
     }
 
     /// The error of the last reload attempt, `None` when it succeeded (or none was tried).
@@ -453,7 +463,11 @@ impl LiveConfig {
     /// The file-watching backend's error (e.g. a directory that does not exist).
     pub fn watch(&self, debounce: std::time::Duration) -> Result<Watch, notify::Error> {
         self.set_settle_time(debounce);
-        Watch::start(Arc::downgrade(&self.inner), &self.inner.watch_files, debounce)
+        Watch::start(
+            Arc::downgrade(&self.inner),
+            &self.inner.watch_files,
+            debounce,
+        )
     }
 }
 
@@ -529,7 +543,11 @@ impl LiveInner {
                 return Ok(None);
             }
         }
-        let texts = read.sources.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
+        let texts = read
+            .sources
+            .as_ref()
+            .map(|(t, _)| t.clone())
+            .unwrap_or_default();
         // Every section is converted and checked before anything is applied.
         let result = read
             .sources

@@ -283,7 +283,6 @@ impl ConfigFiles {
         loaded.warnings = warnings;
         Ok(loaded)
     }
-
 }
 
 fn dir_loc(given: &str, path: PathBuf) -> Loc {
@@ -530,7 +529,8 @@ impl<'a> Walk<'a> {
     ) -> Result<(), LoadError> {
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if let Some(i) = chain.iter().position(|c| *c == key) {
-            let mut cycle: Vec<String> = chain[i..].iter().map(|p| p.display().to_string()).collect();
+            let mut cycle: Vec<String> =
+                chain[i..].iter().map(|p| p.display().to_string()).collect();
             cycle.push(key.display().to_string());
             return Err(cycle_error(&reason, &cycle.join(" -> ")));
         }
@@ -597,8 +597,7 @@ impl<'a> Walk<'a> {
             let active = match self.profiles {
                 Some(p) => document_active(d, p, &mut Vec::new()),
                 None => {
-                    document_active(d, &none, &mut Vec::new())
-                        && crate::profiles::unconditional(d)
+                    document_active(d, &none, &mut Vec::new()) && crate::profiles::unconditional(d)
                 }
             };
             if !active {

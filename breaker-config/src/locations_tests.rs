@@ -19,10 +19,7 @@ fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
         .collect()
 }
 
-fn load_in(
-    dir: &Path,
-    vars: &[(&str, &str)],
-) -> Result<(ConfigFiles, Loaded), LoadError> {
+fn load_in(dir: &Path, vars: &[(&str, &str)]) -> Result<(ConfigFiles, Loaded), LoadError> {
     ConfigLocations::new()
         .base_dir(dir)
         .load(&Loader::new().env(env(vars)))
@@ -79,7 +76,10 @@ fn profile_file_beside_the_location_overrides_it() {
     write(d.path(), "application.yml", &threshold(50));
     write(d.path(), "application-prod.yml", &threshold(66));
     let (files, loaded) = load_in(d.path(), &[("SPRING_PROFILES_ACTIVE", "prod")]).unwrap();
-    assert_eq!(names(&files, d.path()), ["application.yml", "application-prod.yml"]);
+    assert_eq!(
+        names(&files, d.path()),
+        ["application.yml", "application-prod.yml"]
+    );
     assert_eq!(files.files[1].reason, FileReason::Profile("prod".into()));
     assert_eq!(value(&loaded), 66.0);
     // Without the profile, the `default` profile's file is looked for, not prod's.
@@ -115,7 +115,10 @@ fn explicit_file_reads_its_profile_variant() {
     let (files, loaded) = ConfigLocations::files(&[&main])
         .load(&Loader::new().env(env(&[("SPRING_PROFILES_ACTIVE", "prod")])))
         .unwrap();
-    assert_eq!(files.paths(), [main.clone(), d.path().join("application-prod.yml")]);
+    assert_eq!(
+        files.paths(),
+        [main.clone(), d.path().join("application-prod.yml")]
+    );
     assert_eq!(value(&loaded), 66.0);
     // A missing explicit file is an error naming it.
     let err = ConfigLocations::files(&[d.path().join("nope.yml")])
@@ -188,8 +191,14 @@ fn optional_missing_import_is_skipped_and_a_required_one_is_an_error_at_its_line
     let LoadError::Location { at, message } = &err else {
         panic!("{err:?}")
     };
-    assert_eq!(at, &format!("{}:2:23", d.path().join("application.yml").display()));
-    assert!(message.contains("'gone.yml'") && message.contains("optional:"), "{message}");
+    assert_eq!(
+        at,
+        &format!("{}:2:23", d.path().join("application.yml").display())
+    );
+    assert!(
+        message.contains("'gone.yml'") && message.contains("optional:"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -207,7 +216,11 @@ fn import_cycle_and_too_deep_chain_are_errors() {
 
     // A chain of 40 distinct files: deeper than MAX_IMPORT_DEPTH, refused (no overflow).
     let d = tempfile::tempdir().unwrap();
-    write(d.path(), "application.yml", "spring.config.import: f0.yml\n");
+    write(
+        d.path(),
+        "application.yml",
+        "spring.config.import: f0.yml\n",
+    );
     for i in 0..40 {
         write(
             d.path(),
@@ -247,7 +260,11 @@ fn config_location_replaces_the_defaults() {
     assert!(files.files.is_empty());
     // A missing required location is an error; an optional one is skipped.
     let err = load_in(d.path(), &[("SPRING_CONFIG_LOCATION", "file:nope/")]).unwrap_err();
-    assert!(err.to_string().starts_with("environment SPRING_CONFIG_LOCATION: "), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("environment SPRING_CONFIG_LOCATION: "),
+        "{err}"
+    );
     let (files, _) = load_in(d.path(), &[("SPRING_CONFIG_LOCATION", "optional:nope/")]).unwrap();
     assert!(files.files.is_empty());
 }
@@ -284,7 +301,10 @@ fn classpath_and_config_server_imports_are_warnings() {
     let w: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(w.len(), 2, "{w:?}");
     assert!(w[0].contains("'classpath:extra.yml' is not read"), "{w:?}");
-    assert!(w[1].contains("'optional:configserver:http://c' is not read"), "{w:?}");
+    assert!(
+        w[1].contains("'optional:configserver:http://c' is not read"),
+        "{w:?}"
+    );
 }
 
 #[test]

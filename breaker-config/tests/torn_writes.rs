@@ -20,13 +20,17 @@ use breaker_core::ErrorCatalog;
 fn config(bulkhead: u32, window: u32, min_calls: u32) -> String {
     let mut s = String::new();
     for i in 0..6 {
-        s.push_str(&format!("# padding line {i} so that the file takes many writes\n"));
+        s.push_str(&format!(
+            "# padding line {i} so that the file takes many writes\n"
+        ));
     }
     s.push_str(&format!(
         "resilience4j.bulkhead.instances.svc.maxConcurrentCalls: {bulkhead}\n"
     ));
     for i in 0..6 {
-        s.push_str(&format!("# more padding {i}, the settings are spread out\n"));
+        s.push_str(&format!(
+            "# more padding {i}, the settings are spread out\n"
+        ));
     }
     s.push_str(&format!(
         "resilience4j.circuitbreaker.instances.svc.slidingWindowSize: {window}\n"
@@ -43,7 +47,10 @@ fn config(bulkhead: u32, window: u32, min_calls: u32) -> String {
 const OLD: (u32, u32, u32) = (3, 20, 10);
 const NEW: (u32, u32, u32) = (7, 40, 30);
 
-fn sample(live: &LiveConfig) -> ((u32, u32), u32) {
+/// `((slidingWindowSize, minimumNumberOfCalls), maxConcurrentCalls)` of instance `svc`.
+type Sample = ((u32, u32), u32);
+
+fn sample(live: &LiveConfig) -> Sample {
     let cb = live.registry().circuit_breaker("svc").config();
     let bulkhead = live
         .module_registries()
@@ -111,7 +118,7 @@ fn rewrites_in_place_under_load_show_only_the_old_or_the_new_config() {
     }
     // The reader: every sample must be the old or the new config, as a whole per instance.
     let samples = Arc::new(AtomicUsize::new(0));
-    let bad: Arc<std::sync::Mutex<Vec<((u32, u32), u32)>>> = Default::default();
+    let bad: Arc<std::sync::Mutex<Vec<Sample>>> = Default::default();
     {
         let (stop, live, samples, bad) = (stop.clone(), live.clone(), samples.clone(), bad.clone());
         threads.push(std::thread::spawn(move || {
@@ -147,7 +154,11 @@ fn rewrites_in_place_under_load_show_only_the_old_or_the_new_config() {
         t.join().unwrap();
     }
     let bad = bad.lock().unwrap();
-    assert!(bad.is_empty(), "samples neither old nor new: {:?}", &bad[..bad.len().min(10)]);
+    assert!(
+        bad.is_empty(),
+        "samples neither old nor new: {:?}",
+        &bad[..bad.len().min(10)]
+    );
     assert_eq!(applied, 10);
     assert!(samples.load(Ordering::Relaxed) > 0);
     assert_eq!(live.last_reload_error(), None);
@@ -214,7 +225,9 @@ fn a_file_still_changing_is_not_applied_until_it_settles() {
     // Either it settled after the writer stopped, or the reload gave up and the next one
     // applies; both end with the whole file.
     if report.is_none() {
-        live.reload_if_changed().unwrap().expect("applied once settled");
+        live.reload_if_changed()
+            .unwrap()
+            .expect("applied once settled");
     }
     assert_eq!(sample(&live), ((NEW.1, NEW.2), NEW.0));
     let written = fs::read_to_string(&path).unwrap();
