@@ -70,6 +70,7 @@ mod relaxed;
 mod resolve;
 mod schema;
 mod shared_store;
+mod snapshot;
 mod spring;
 mod to_core;
 mod validate;
@@ -79,7 +80,7 @@ mod yaml;
 pub use catalog::{ExceptionList, UnclaimedName};
 pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
-pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange, DEFAULT_SETTLE_TIME};
+pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};
 pub use load::{Format, Loaded, Loader, SourceText};
 pub use locations::{ConfigFile, ConfigFiles, ConfigLocations, FileReason, MAX_IMPORT_DEPTH};
 pub use management::{
@@ -95,6 +96,7 @@ pub use registry_build::{
     core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
 };
 pub use shared_store::{RedisSettings, SharedStoreConfig, StoreKind};
+pub use snapshot::DEFAULT_SETTLE_TIME;
 pub use spring::SpringConfig;
 pub use watch::Watch;
 
