@@ -176,6 +176,23 @@ fn case_entry() {
             assert!(resilience4rs::global_live_config().is_none());
             println!("CHILD OK");
         }
+        "file_created_later" => {
+            let cb = resilience4rs::global().circuit_breaker("svc");
+            assert_eq!(cb.config().failure_rate_threshold(), 50.0);
+            std::fs::write(
+                "application.yml",
+                "resilience4j.circuitbreaker.instances.svc.failureRateThreshold: 66\n",
+            )
+            .unwrap();
+            // A hang guard, not a speed bound: the watch debounce and settle time are 200 ms.
+            let mut waited = 0;
+            while cb.config().failure_rate_threshold() != 66.0 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                waited += 1;
+                assert!(waited < 3000, "the file created later was never read");
+            }
+            println!("CHILD OK");
+        }
         "missing_breaker_config" => {
             let _ = resilience4rs::global();
             println!("STILL RUNNING");
@@ -258,6 +275,15 @@ fn no_config_file_is_said_once_with_the_places_looked_in() {
         "{}",
         warnings[0]
     );
+}
+
+#[test]
+fn a_config_file_created_after_start_is_read() {
+    let d = tempfile::tempdir().unwrap();
+    let out = child("file_created_later", d.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("CHILD OK"), "{stdout}");
 }
 
 #[test]
