@@ -84,8 +84,8 @@ pub fn global() -> &'static Registry {
 /// [`init_modules`]. After [`init`] alone (a circuit-breaker registry only), the modules use
 /// Resilience4j's defaults.
 ///
-/// # Panics
-/// Exits the process as [`global`], on first use.
+/// # Process exit
+/// As [`global`], on first use.
 pub fn global_modules() -> &'static ModuleRegistries {
     if let Some(m) = MODULES.get() {
         return m;
