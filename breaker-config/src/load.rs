@@ -180,6 +180,16 @@ impl Loader {
             };
             docs.extend(parsed);
         }
+        self.load_documents(docs, warnings)
+    }
+
+    /// Binds and resolves parsed documents, lowest precedence first, after `warnings` (of
+    /// parsing them).
+    pub(crate) fn load_documents(
+        &self,
+        docs: Vec<Document>,
+        mut warnings: Vec<Warning>,
+    ) -> Result<Loaded, LoadError> {
         let process_env;
         let env = match &self.env {
             Some(e) => e,

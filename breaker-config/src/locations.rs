@@ -66,6 +66,11 @@ pub struct ConfigFiles {
     pub warnings: Vec<Warning>,
     /// The texts read, one per file, in the same order.
     pub(crate) sources: Vec<SourceText>,
+    /// Every document of the files, lowest precedence first: a document's imports right
+    /// after it (so a later document of the importing file wins over them, as in Spring).
+    pub(crate) documents: Vec<Document>,
+    /// The warnings of parsing the files (duplicate keys, ...).
+    pub(crate) parse_warnings: Vec<Warning>,
 }
 
 impl ConfigFiles {
@@ -196,6 +201,8 @@ impl ConfigLocations {
             profiles: profiles.names.clone(),
             warnings,
             sources: walk.sources,
+            documents: walk.docs,
+            parse_warnings: walk.parse_warnings,
         })
     }
 
@@ -277,11 +284,9 @@ impl ConfigFiles {
     pub fn load(&self, loader: &Loader) -> Result<Loaded, LoadError> {
         let mut loader = loader.clone().profiles(self.profiles.clone());
         loader.imports_followed = true;
-        let mut loaded = loader.load_sources(&self.sources)?;
         let mut warnings = self.warnings.clone();
-        warnings.append(&mut loaded.warnings);
-        loaded.warnings = warnings;
-        Ok(loaded)
+        warnings.extend(self.parse_warnings.iter().cloned());
+        loader.load_documents(self.documents.clone(), warnings)
     }
 }
 
@@ -417,6 +422,7 @@ struct Walk<'a> {
     seen: HashSet<PathBuf>,
     looked_for: Vec<PathBuf>,
     warnings: Vec<Warning>,
+    parse_warnings: Vec<Warning>,
 }
 
 /// The extensions Spring reads, lowest precedence first (`.properties` wins over `.yml` in
@@ -441,6 +447,7 @@ impl<'a> Walk<'a> {
             seen: HashSet::new(),
             looked_for: Vec::new(),
             warnings: Vec::new(),
+            parse_warnings: Vec::new(),
         }
     }
 
@@ -549,9 +556,12 @@ impl<'a> Walk<'a> {
         let source = read_source(&path, &self.loader.limits)?;
         let file: Arc<str> = Arc::from(source.name.as_str());
         let docs = match source.format {
-            Format::Yaml => {
-                crate::yaml::parse(&file, &source.text, &self.loader.limits, &mut Vec::new())?
-            }
+            Format::Yaml => crate::yaml::parse(
+                &file,
+                &source.text,
+                &self.loader.limits,
+                &mut self.parse_warnings,
+            )?,
             Format::Properties => {
                 crate::properties::parse(&file, &source.text, &self.loader.limits)?
             }
@@ -561,24 +571,28 @@ impl<'a> Walk<'a> {
             reason,
         });
         self.sources.push(source);
-        let imports = self.imports(&docs);
-        self.docs.extend(docs);
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         chain.push(key);
-        for (item, origin) in imports {
-            let rel = |p: &str| dir.join(p);
-            let locs = parse_item(
-                &item,
-                &rel,
-                Some(&origin),
-                "spring.config.import",
-                &mut self.warnings,
-            );
-            for loc in locs {
-                self.location_from(&loc, None, chain, Some(&origin))?;
-                if let Some(profiles) = self.profiles {
-                    for p in &profiles.names {
-                        self.location_from(&loc, Some(p), chain, Some(&origin))?;
+        // Each document, then what it imports (which wins over it and loses to the file's
+        // later documents, as Spring Boot orders a document's imports).
+        for doc in docs {
+            let imports = self.imports(std::slice::from_ref(&doc));
+            self.docs.push(doc);
+            for (item, origin) in imports {
+                let rel = |p: &str| dir.join(p);
+                let locs = parse_item(
+                    &item,
+                    &rel,
+                    Some(&origin),
+                    "spring.config.import",
+                    &mut self.warnings,
+                );
+                for loc in locs {
+                    self.location_from(&loc, None, chain, Some(&origin))?;
+                    if let Some(profiles) = self.profiles {
+                        for p in &profiles.names {
+                            self.location_from(&loc, Some(p), chain, Some(&origin))?;
+                        }
                     }
                 }
             }

@@ -356,3 +356,31 @@ fn a_loader_given_files_warns_that_it_does_not_follow_imports() {
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
     assert_eq!(value(&loaded), 60.0);
 }
+
+#[test]
+fn a_documents_imports_lose_to_the_later_documents_of_its_file() {
+    // Spring Boot makes each document a contributor whose imports sit right above it: the
+    // import beats its own document, and a later document of the file beats both.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "application.yml",
+        &format!(
+            "spring.config.import: extra.yml\n{}---\n{}",
+            threshold(10),
+            "resilience4j.circuitbreaker.instances.svc.slidingWindowSize: 30\n"
+        ),
+    );
+    write(
+        d.path(),
+        "extra.yml",
+        &format!(
+            "{}resilience4j.circuitbreaker.instances.svc.slidingWindowSize: 20\n",
+            threshold(15)
+        ),
+    );
+    let (_, loaded) = load_in(d.path(), &[]).unwrap();
+    let svc = &loaded.config.instances["svc"];
+    assert_eq!(svc.failure_rate_threshold.value, 15.0); // the import over its document
+    assert_eq!(svc.sliding_window_size.value, 30); // the later document over the import
+}
