@@ -4,9 +4,11 @@
 //! It is set once: explicitly at startup, before the first protected call, with
 //! [`init_from_file`] (a Spring file and the [`ErrorCatalog`](crate::ErrorCatalog) that binds
 //! its exception names) or [`init`] (any registry); or on first use by [`global`], which loads
-//! the file named by the `BREAKER_CONFIG` environment variable, else the Spring files of the
-//! working directory ([`default_config_files`]), else uses Resilience4j's defaults. Files are
-//! watched and reloaded when they change.
+//! the file named by the `BREAKER_CONFIG` environment variable, else the files Spring Boot
+//! would read ([`default_config_files`]: `./` and `./config/`, or `SPRING_CONFIG_LOCATION`,
+//! with profile files and imports), else uses Resilience4j's defaults (and says so once).
+//! Files are watched and reloaded when they change. A file that cannot be loaded on that
+//! path stops the process with one message naming the file, line and key.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -60,11 +62,17 @@ pub fn init(registry: Registry) -> Result<(), AlreadyInitialized> {
 
 /// The process-global registry, loaded on first use if [`init`] was not called.
 ///
-/// # Panics
+/// The first use loads the files once, on the calling thread; other threads that need the
+/// registry meanwhile wait for it (parked, not spinning). Call `resilience4rs::global();`
+/// at the start of `main` to load it before serving.
+///
+/// # Process exit
 /// On first use without [`init`] / [`init_from_file`], if `BREAKER_CONFIG` names no file, or
 /// a config file cannot be read, is invalid, or names exceptions (no catalog is known on this
-/// path): running with other settings than the ones you wrote would be worse. Call
-/// [`init_from_file`] at startup to handle such errors yourself.
+/// path), the error is printed once (stderr and a `tracing` error: file, line, key, value,
+/// what is allowed) and the process exits with code 1, as Spring Boot refuses to start:
+/// running with other settings than the ones written would be worse, and a panic would only
+/// end the calling task. Call [`init_from_file`] at startup to handle such errors yourself.
 pub fn global() -> &'static Registry {
     GLOBAL.get_or_init(load_from_environment)
 }
@@ -76,7 +84,7 @@ pub fn global() -> &'static Registry {
 /// [`init_modules`]. After [`init`] alone (a circuit-breaker registry only), the modules use
 /// Resilience4j's defaults.
 ///
-/// # Panics
+/// # Process exit
 /// As [`global`], on first use.
 pub fn global_modules() -> &'static ModuleRegistries {
     if let Some(m) = MODULES.get() {
@@ -96,6 +104,15 @@ pub fn global_stack_order() -> StackOrder {
         return StackOrder::unpack(bits);
     }
     let _ = global();
+    match ORDER.load(Ordering::Acquire) {
+        u32::MAX => StackOrder::DEFAULT,
+        bits => StackOrder::unpack(bits),
+    }
+}
+
+/// The nesting of stacked attributes if the global config was set or loaded, else Spring
+/// Boot 3's default; never loads the files (for fns whose layers all name their registry).
+pub(crate) fn stack_order_if_set() -> StackOrder {
     match ORDER.load(Ordering::Acquire) {
         u32::MAX => StackOrder::DEFAULT,
         bits => StackOrder::unpack(bits),
@@ -152,15 +169,20 @@ fn adopt_modules(live: &breaker_config::LiveConfig) {
 }
 
 /// Loads `path` (a `.yml`, `.yaml` or `.properties` Spring file) with `catalog`, watches it
-/// for changes, and makes it the global registry that `#[circuit_breaker]` fns use. Call it
+/// for changes, and makes it the global registry that `#[circuit_breaker]` fns use. As
+/// Spring Boot reads a `spring.config.location` file, the profile-specific files beside it
+/// (`application-prod.yml` with `SPRING_PROFILES_ACTIVE=prod`) and the files it imports
+/// (`spring.config.import`) are read too. Call it
 /// at startup, before the first protected call, when the file names exceptions
 /// (`recordExceptions` / `ignoreExceptions`): the catalog says which Rust errors answer to
 /// those names.
 ///
 /// # Errors
 /// [`InitError::Load`] when the file cannot be read or parsed, a setting is invalid, or an
-/// exception name is not claimed by `catalog`; [`InitError::AlreadyInitialized`] when the
-/// global registry was set before.
+/// exception name is not claimed by `catalog`, or an import is missing;
+/// [`InitError::AlreadyInitialized`] when the global registry was set before. Its `Debug`
+/// form is its message (one line `file:line:col: key = 'value': ... (allowed: ...)` for one
+/// invalid setting), so `init_from_file(..)?` in `main` prints that line.
 pub fn init_from_file(
     path: impl AsRef<std::path::Path>,
     catalog: breaker_core::ErrorCatalog,
@@ -168,15 +190,16 @@ pub fn init_from_file(
     if GLOBAL.get().is_some() {
         return Err(InitError::AlreadyInitialized(AlreadyInitialized));
     }
-    let (live, watch) = load_live(&[path.as_ref().to_path_buf()], catalog)?;
+    let locations = breaker_config::ConfigLocations::files(&[path.as_ref()]);
+    let (live, watch, _) = load_live(locations, breaker_config::Loader::new(), catalog)?;
     init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
     adopt_modules(&live);
     let _ = LIVE.set((live, watch));
     Ok(global_live_config().expect("just set"))
 }
 
-/// The error of [`init_from_file`].
-#[derive(Debug, Clone, PartialEq)]
+/// The error of [`init_from_file`]. `Debug` prints the message (see [`init_from_file`]).
+#[derive(Clone, PartialEq)]
 pub enum InitError {
     /// The global registry was already set.
     AlreadyInitialized(AlreadyInitialized),
@@ -189,6 +212,21 @@ impl fmt::Display for InitError {
         match self {
             InitError::AlreadyInitialized(e) => e.fmt(f),
             InitError::Load(e) => e.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for InitError {
+    /// The message: `main`'s `?` prints this. One invalid setting is one line
+    /// `file:line:col: key = 'value': message (allowed: ...)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitError::Load(breaker_config::RegistryLoadError::Invalid(errors))
+                if errors.len() == 1 =>
+            {
+                fmt::Display::fmt(&errors[0], f)
+            }
+            other => fmt::Display::fmt(other, f),
         }
     }
 }
@@ -214,79 +252,97 @@ pub fn global_live_config() -> Option<&'static breaker_config::LiveConfig> {
 }
 
 fn load_live(
-    paths: &[std::path::PathBuf],
+    locations: breaker_config::ConfigLocations,
+    loader: breaker_config::Loader,
     catalog: breaker_core::ErrorCatalog,
 ) -> Result<
-    (breaker_config::LiveConfig, Option<breaker_config::Watch>),
+    (
+        breaker_config::LiveConfig,
+        Option<breaker_config::Watch>,
+        breaker_config::ConfigFiles,
+    ),
     breaker_config::RegistryLoadError,
 > {
-    let live = breaker_config::LiveConfig::load(paths, breaker_config::Loader::new(), catalog)?;
+    let (live, files) = breaker_config::LiveConfig::load_located(locations, loader, catalog)?;
     let watch = live
         .watch(std::time::Duration::from_millis(200))
-        .map_err(|e| tracing::warn!("breaker: not watching {paths:?}: {e}"))
+        .map_err(|e| tracing::warn!("breaker: not watching {:?}: {e}", files.paths()))
         .ok();
-    Ok((live, watch))
+    if files.files.is_empty() {
+        let looked: Vec<String> = files
+            .looked_for
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        tracing::warn!(
+            "breaker: no config file found (looked for {}); Resilience4j's defaults apply \
+             (a file created later in one of these places is read)",
+            looked.join(", ")
+        );
+    } else {
+        let read: Vec<String> = files
+            .files
+            .iter()
+            .map(|f| format!("{} ({})", f.path.display(), f.reason))
+            .collect();
+        tracing::info!("breaker: config files read: {}", read.join(", "));
+    }
+    Ok((live, watch, files))
 }
 
 /// The files Spring Boot would read from the working directory, lowest precedence first:
-/// `application.{yml,yaml,properties}` in `.` then in `./config`, then the same for every
-/// profile in `SPRING_PROFILES_ACTIVE` (`application-<profile>.yml`, ...). Only existing
-/// files are returned.
+/// `application.{yaml,yml,properties}` in `./`, `./config/` and `./config/*/` (or the
+/// locations of `SPRING_CONFIG_LOCATION`, plus `SPRING_CONFIG_ADDITIONAL_LOCATION`), then
+/// the profile-specific files of the active profiles (`application-<profile>.yml`, ...),
+/// each followed by the files it imports (`spring.config.import`). Only existing files are
+/// returned; a location or import that cannot be resolved gives an empty list (the global
+/// registry reports it when it loads).
 pub fn default_config_files() -> Vec<std::path::PathBuf> {
-    let profiles: Vec<String> = std::env::var("SPRING_PROFILES_ACTIVE")
-        .map(|v| {
-            v.split(',')
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let stems = std::iter::once("application".to_string())
-        .chain(profiles.iter().map(|p| format!("application-{p}")));
-    let mut files = Vec::new();
-    for stem in stems {
-        for dir in [".", "config"] {
-            for ext in ["yml", "yaml", "properties"] {
-                let p = std::path::Path::new(dir).join(format!("{stem}.{ext}"));
-                if p.is_file() {
-                    files.push(p);
-                }
-            }
-        }
-    }
-    files
+    breaker_config::ConfigLocations::new()
+        .resolve(&breaker_config::Loader::new())
+        .map(|f| f.paths())
+        .unwrap_or_default()
 }
 
 /// The registry [`global`] creates when nothing was initialised: the file named by
-/// [`CONFIG_ENV`] (which must exist), else [`default_config_files`], else Resilience4j's
-/// defaults.
+/// [`CONFIG_ENV`] (which must exist), else the files of [`default_config_files`], else
+/// Resilience4j's defaults. A load error stops the process ([`global`]).
 fn load_from_environment() -> Registry {
-    let files = match std::env::var_os(CONFIG_ENV) {
-        Some(p) => {
-            let p = std::path::PathBuf::from(p);
-            if !p.is_file() {
-                panic!(
-                    "breaker: {CONFIG_ENV}={} names no file; fix the variable or unset it to \
-                     read application.yml from the working directory",
-                    p.display()
-                );
-            }
-            vec![p]
-        }
-        None => default_config_files(),
+    let from_env = std::env::var_os(CONFIG_ENV).map(std::path::PathBuf::from);
+    let locations = match &from_env {
+        Some(p) => breaker_config::ConfigLocations::files(&[p]),
+        None => breaker_config::ConfigLocations::new(),
     };
-    if files.is_empty() {
-        return Registry::new();
-    }
-    match load_live(&files, breaker_core::ErrorCatalog::new()) {
-        Ok((live, watch)) => {
+    match load_live(
+        locations,
+        breaker_config::Loader::new(),
+        breaker_core::ErrorCatalog::new(),
+    ) {
+        Ok((live, watch, _)) => {
             let registry = live.registry().clone();
             adopt_modules(&live);
             let _ = LIVE.set((live, watch));
             registry
         }
-        Err(e) => panic!("breaker: cannot load {files:?}: {e}"),
+        Err(e) => {
+            let via = match &from_env {
+                Some(p) => format!(" ({CONFIG_ENV}={})", p.display()),
+                None => String::new(),
+            };
+            stop(&format!("cannot load the Spring config files{via}: {e}"))
+        }
     }
+}
+
+/// Prints `message` once (stderr and `tracing`), then ends the process with exit code 1.
+fn stop(message: &str) -> ! {
+    tracing::error!("breaker: {message}");
+    eprintln!(
+        "breaker: {message}\nbreaker: stopping the process (exit code 1), as Spring Boot \
+         refuses to start; call resilience4rs::init_from_file at start-up to handle the error \
+         yourself"
+    );
+    std::process::exit(1)
 }
 
 /// [`init_from_file`] that also reads the program's command-line arguments, as a Spring Boot
@@ -320,13 +376,9 @@ where
     if GLOBAL.get().is_some() {
         return Err(InitError::AlreadyInitialized(AlreadyInitialized));
     }
-    let paths = [path.as_ref().to_path_buf()];
+    let locations = breaker_config::ConfigLocations::files(&[path.as_ref()]);
     let loader = breaker_config::Loader::new().args(args);
-    let live = breaker_config::LiveConfig::load(&paths, loader, catalog)?;
-    let watch = live
-        .watch(std::time::Duration::from_millis(200))
-        .map_err(|e| tracing::warn!("breaker: not watching {paths:?}: {e}"))
-        .ok();
+    let (live, watch, _) = load_live(locations, loader, catalog)?;
     init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
     adopt_modules(&live);
     let _ = LIVE.set((live, watch));

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use breaker_config::{Loaded, Loader};
+use breaker_config::{ConfigFiles as FilesRead, ConfigLocations, Loaded, Loader};
 use breaker_core::{CircuitBreakerConfig, ErrorCatalog, ManualClock};
 use clap::Args;
 
@@ -12,7 +12,8 @@ use clap::Args;
 #[derive(Args, Debug, Clone)]
 pub struct ConfigFiles {
     /// application.yml / .yaml / .properties files; later files override earlier ones
-    /// (loaded exactly as `breaker check` loads them).
+    /// (loaded exactly as `breaker check` loads them: with their profile-specific files and
+    /// imports).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Active Spring profile (repeatable, or comma-separated). Default: SPRING_PROFILES_ACTIVE,
@@ -28,10 +29,13 @@ impl ConfigFiles {
     /// The load error, or every invalid setting (Spring Boot would refuse to start), as one
     /// message.
     pub fn load(&self) -> Result<Loaded, String> {
-        let loaded = Loader::new()
-            .profiles(self.profiles.clone())
-            .load_files(&self.files)
+        let loader = Loader::new().profiles(self.profiles.clone());
+        let (read, loaded) = ConfigLocations::files(&self.files)
+            .load(&loader)
             .map_err(|e| e.to_string())?;
+        if read.files.len() > self.files.len() {
+            eprintln!("{}", files_text(&read).trim_end());
+        }
         let errors = loaded.errors();
         if !errors.is_empty() {
             let list: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
@@ -46,6 +50,45 @@ impl ConfigFiles {
         }
         Ok(loaded)
     }
+}
+
+/// "Files read (lowest precedence first):" and one line per file with why it is read.
+pub fn files_text(read: &FilesRead) -> String {
+    if read.files.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("Files read (lowest precedence first):\n");
+    for f in &read.files {
+        out.push_str(&format!("  {}  ({})\n", f.path.display(), f.reason));
+    }
+    out.push('\n');
+    out
+}
+
+/// The `files` array of `check --json`: `[{"path", "reason"}]`, lowest precedence first.
+pub fn files_json(read: &FilesRead) -> serde_json::Value {
+    read.files
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "path": f.path.display().to_string(),
+                "reason": f.reason.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The message when no file was found: what was looked for, and that defaults apply.
+pub fn none_found(read: &FilesRead) -> String {
+    let looked: Vec<String> = read
+        .looked_for
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    format!(
+        "no config file found (looked for {}); Resilience4j's defaults apply",
+        looked.join(", ")
+    )
 }
 
 /// The instances the files list, in name order.

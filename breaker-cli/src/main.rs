@@ -46,7 +46,12 @@ enum Command {
         #[arg(long)]
         strict: bool,
         /// application.yml / .yaml / .properties files; later files override earlier ones.
-        #[arg(required = true, value_name = "FILE")]
+        /// Each is read as Spring Boot reads a `spring.config.location` file: with its
+        /// profile-specific files beside it (`application-prod.yml`) and the files it imports
+        /// (`spring.config.import`). Without FILE: the files the service would read from the
+        /// working directory (`./`, `./config/`, or SPRING_CONFIG_LOCATION, plus
+        /// SPRING_CONFIG_ADDITIONAL_LOCATION).
+        #[arg(value_name = "FILE")]
         files: Vec<PathBuf>,
     },
     Simulate(simulate::SimulateArgs),
@@ -68,10 +73,13 @@ fn main() -> ExitCode {
 }
 
 fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> ExitCode {
-    let loaded = match breaker_config::Loader::new()
-        .profiles(profiles)
-        .load_files(files)
-    {
+    let locations = if files.is_empty() {
+        breaker_config::ConfigLocations::new()
+    } else {
+        breaker_config::ConfigLocations::files(files)
+    };
+    let loader = breaker_config::Loader::new().profiles(profiles);
+    let (read, loaded) = match locations.load(&loader) {
         Ok(l) => l,
         Err(e) => {
             if json {
@@ -85,20 +93,28 @@ fn check(profiles: Vec<String>, json: bool, strict: bool, files: &[PathBuf]) -> 
         }
     };
     let errors = loaded.errors();
+    let none_found = read.files.is_empty();
+    if none_found {
+        eprintln!("warning: {}", load::none_found(&read));
+    }
     if json {
-        let report = breaker_config::json::report(&loaded);
+        let mut report = breaker_config::json::report(&loaded);
+        if let Some(map) = report.as_object_mut() {
+            map.insert("files".into(), load::files_json(&read));
+        }
         match serde_json::to_string_pretty(&report) {
             Ok(s) => println!("{s}"),
             Err(e) => eprintln!("error: {e}"),
         }
     } else {
+        print!("{}", load::files_text(&read));
         print!("{}", text::render(&loaded));
     }
     for e in &errors {
         eprintln!("error: {e}");
     }
     let warnings = &loaded.warnings;
-    let failed_strict = strict && !warnings.is_empty();
+    let failed_strict = strict && (!warnings.is_empty() || none_found);
     if strict {
         for w in warnings {
             eprintln!("warning: {w}");

@@ -126,7 +126,7 @@ fn missing_file_and_usage() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("/nonexistent/application.yml: cannot read file"));
-    let out = breaker(&["check"]);
+    let out = breaker(&["check", "--no-such-flag"]);
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -25,6 +25,16 @@ pub enum LoadError {
         /// The parser's message.
         message: String,
     },
+    /// A config location or import Spring Boot would refuse: a non-optional
+    /// `spring.config.import` or `SPRING_CONFIG_LOCATION` entry that names nothing, or a chain of
+    /// imports deeper than 32 files (a budget; a file imported again is read once, as in Spring).
+    #[error("{at}: {message}")]
+    Location {
+        /// Where it is named: `file:line:column` of the import, or the environment variable.
+        at: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
     /// The file exceeds a budget (size, nesting, node count, alias expansion).
     #[error("{origin}: rejected, too large or too deeply nested: {message}")]
     Budget {

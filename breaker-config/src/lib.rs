@@ -56,6 +56,7 @@ mod keys;
 mod limits;
 mod live;
 mod load;
+mod locations;
 mod management;
 mod map_keys;
 mod model;
@@ -71,6 +72,7 @@ mod resolve;
 mod schema;
 mod shared_store;
 mod sources;
+mod snapshot;
 mod spring;
 mod to_core;
 mod unresolved;
@@ -83,6 +85,7 @@ pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
 pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};
 pub use load::{Format, Loaded, Loader, SourceText};
+pub use locations::{ConfigFile, ConfigFiles, ConfigLocations, FileReason, MAX_IMPORT_DEPTH};
 pub use management::{
     ManagementConfig, ModuleMetrics, ShowDetails, DEFAULT_STATUS_ORDER, METRIC_SECTIONS,
 };
@@ -96,6 +99,7 @@ pub use registry_build::{
     core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
 };
 pub use shared_store::{RedisSettings, SharedStoreConfig, StoreKind};
+pub use snapshot::DEFAULT_SETTLE_TIME;
 pub use spring::SpringConfig;
 pub use watch::Watch;
 

@@ -3,16 +3,23 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use breaker_core::{Clock, ErrorCatalog, Registry};
 use serde_json::Value;
 
 use crate::error::Warning;
 use crate::json::instance_json;
-use crate::load::{Loaded, Loader};
+use crate::load::{Loaded, Loader, SourceText};
+use crate::locations::{ConfigFiles, ConfigLocations};
 use crate::modules::{module_core_configs_with_clock, ModuleRegistries};
 use crate::registry_build::{core_configs, registry_with_clock, RegistryLoadError};
+use crate::snapshot::{
+    located_fingerprint, looks_torn, read_paths, Fingerprint, Read, DEFAULT_SETTLE_TIME,
+    MAX_SETTLE_ROUNDS,
+};
 use crate::watch::Watch;
 
 /// One setting of one instance that a reload changed.
@@ -86,7 +93,9 @@ pub enum ReloadEvent {
 type Listener = Arc<dyn Fn(&ReloadEvent) + Send + Sync>;
 
 struct Current {
-    contents: Vec<Option<Vec<u8>>>,
+    contents: Fingerprint,
+    /// The texts of the config in force, by file name (for the half-written-file guard).
+    texts: Vec<SourceText>,
     loaded: Loaded,
 }
 
@@ -95,6 +104,17 @@ pub(crate) struct LiveInner {
     modules: ModuleRegistries,
     loader: Loader,
     paths: Vec<PathBuf>,
+    /// Where the files come from: fixed paths, or Spring's locations (found again on every
+    /// reload, so a changed import or a new profile file is picked up).
+    locations: Option<ConfigLocations>,
+    /// The files whose directories [`LiveConfig::watch`] watches: the files read, and, for
+    /// locations, every file looked for in a directory that exists (so a file created later,
+    /// `application-prod.yml` or a first `application.yml`, is read).
+    watch_files: Vec<PathBuf>,
+    /// How long a changed file must stay unchanged before a reload applies it, in ns.
+    settle_nanos: AtomicU64,
+    /// Serialises reloads (the watcher's and the application's), held while settling.
+    reloading: Mutex<()>,
     catalog: ErrorCatalog,
     /// The clock of every breaker and module instance, kept across reloads.
     clock: Option<Arc<dyn Clock>>,
@@ -132,10 +152,6 @@ impl fmt::Debug for LiveConfig {
     }
 }
 
-fn read_all(paths: &[PathBuf]) -> Vec<Option<Vec<u8>>> {
-    paths.iter().map(|p| std::fs::read(p).ok()).collect()
-}
-
 impl LiveConfig {
     /// Loads `paths` (later files override earlier ones) into a new registry whose
     /// instances are all created.
@@ -163,8 +179,76 @@ impl LiveConfig {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         // Reloads re-read the files; the environment and arguments stay as at start.
         let loader = loader.with_environment_fixed();
-        let contents = read_all(&paths);
-        let loaded = loader.load_files(&paths)?;
+        let read = read_paths(&paths);
+        let (texts, _) = read.sources?;
+        let loaded = loader.load_sources(&texts)?;
+        let watch = paths.clone();
+        Self::build(
+            (paths, watch),
+            None,
+            read.fingerprint,
+            texts,
+            loaded,
+            loader,
+            catalog,
+            clock,
+        )
+    }
+
+    /// Loads the files Spring Boot would read from `locations` (see [`ConfigLocations`]:
+    /// the default locations or `SPRING_CONFIG_LOCATION`, profile-specific files, imports)
+    /// with `loader`'s environment and profiles. Every reload finds the files again, so an
+    /// added import or profile file is read; the watch covers the directories of the files
+    /// found at start.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load), and [`LoadError::Location`] for a missing non-optional
+    /// location or import, or an import chain deeper than 32 files.
+    pub fn load_located(
+        locations: ConfigLocations,
+        loader: Loader,
+        catalog: ErrorCatalog,
+    ) -> Result<(Self, ConfigFiles), RegistryLoadError> {
+        // Reloads find and re-read the files; the environment and arguments stay as at start.
+        let loader = loader.with_environment_fixed();
+        let files = locations.resolve(&loader)?;
+        let loaded = files.load(&loader)?;
+        let fingerprint = located_fingerprint(&files);
+        let mut watch = files.paths();
+        watch.extend(
+            files
+                .looked_for
+                .iter()
+                .filter(|p| {
+                    p.parent()
+                        .is_some_and(|d| d.as_os_str().is_empty() || d.is_dir())
+                })
+                .cloned(),
+        );
+        let live = Self::build(
+            (files.paths(), watch),
+            Some(locations),
+            fingerprint,
+            files.sources.clone(),
+            loaded,
+            loader,
+            catalog,
+            None,
+        )?;
+        Ok((live, files))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        (paths, watch_files): (Vec<PathBuf>, Vec<PathBuf>),
+        locations: Option<ConfigLocations>,
+        contents: Fingerprint,
+        texts: Vec<SourceText>,
+        loaded: Loaded,
+        loader: Loader,
+        catalog: ErrorCatalog,
+        clock: Option<Arc<dyn Clock>>,
+    ) -> Result<Self, RegistryLoadError> {
         let modules = module_core_configs_with_clock(&loaded, &catalog, clock.as_ref())?;
         let registry = registry_with_clock(&loaded, &catalog, clock.clone())?;
         let modules = ModuleRegistries::from_core_configs(modules);
@@ -177,9 +261,17 @@ impl LiveConfig {
                 modules,
                 loader,
                 paths,
+                watch_files,
+                locations,
+                settle_nanos: AtomicU64::new(DEFAULT_SETTLE_TIME.as_nanos() as u64),
+                reloading: Mutex::new(()),
                 catalog,
                 clock,
-                current: Mutex::new(Current { contents, loaded }),
+                current: Mutex::new(Current {
+                    contents,
+                    texts,
+                    loaded,
+                }),
                 last_error: Mutex::new(None),
                 listeners: Mutex::new(Vec::new()),
             }),
@@ -235,7 +327,9 @@ impl LiveConfig {
         cur.loaded.warnings.iter().map(Warning::to_string).collect()
     }
 
-    /// Reads the files again and applies them, even if unchanged.
+    /// Reads the files again and applies them, even if unchanged (at once, without waiting
+    /// for them to settle). A file that became empty or lost its `resilience4j` section is
+    /// kept as by [`reload_if_changed`](Self::reload_if_changed) (an empty report).
     ///
     /// # Errors
     /// The [`RegistryLoadError`] of the new files; nothing changed then.
@@ -246,10 +340,29 @@ impl LiveConfig {
     /// Reloads only if a file's bytes differ from the config in force; `Ok(None)` when
     /// nothing changed. This is what the watcher calls.
     ///
+    /// A changed file is applied only once it has stopped changing: read again after the
+    /// [settle time](Self::set_settle_time), its bytes, length and modification time must
+    /// be the same (this waits, up to 50 settle times, then gives up until the next change).
+    /// A file that became empty, or whose `resilience4j` section is gone while the config in
+    /// force had one, is taken for a half-written file: the previous config is kept, with a
+    /// warning, and `Ok(None)` is returned. To really remove every setting of a file, write
+    /// `resilience4j: {}` in it.
+    ///
     /// # Errors
     /// As [`reload`](Self::reload).
     pub fn reload_if_changed(&self) -> Result<Option<ReloadReport>, RegistryLoadError> {
         self.inner.reload(false)
+    }
+
+    /// Sets how long a changed file must stay unchanged before
+    /// [`reload_if_changed`](Self::reload_if_changed) and the watcher apply it (default
+    /// [`DEFAULT_SETTLE_TIME`]; [`watch`](Self::watch) sets it to its debounce). Longer than
+    /// the longest pause of a writer in the middle of a file. Zero applies the first read.
+    pub fn set_settle_time(&self, settle: Duration) {
+        self.inner.settle_nanos.store(
+            settle.as_nanos().min(u64::MAX as u128) as u64,
+            Ordering::Relaxed,
+        );
     }
 
     /// The error of the last reload attempt, `None` when it succeeded (or none was tried).
@@ -278,21 +391,99 @@ impl LiveConfig {
     /// # Errors
     /// The file-watching backend's error (e.g. a directory that does not exist).
     pub fn watch(&self, debounce: std::time::Duration) -> Result<Watch, notify::Error> {
-        Watch::start(Arc::downgrade(&self.inner), &self.inner.paths, debounce)
+        self.set_settle_time(debounce);
+        Watch::start(
+            Arc::downgrade(&self.inner),
+            &self.inner.watch_files,
+            debounce,
+        )
     }
 }
 
 impl LiveInner {
-    pub(crate) fn reload(&self, force: bool) -> Result<Option<ReloadReport>, RegistryLoadError> {
-        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
-        let contents = read_all(&self.paths);
-        if !force && contents == cur.contents {
-            return Ok(None);
+    /// Reads the files once (finding them again from the locations, if any).
+    fn read(&self) -> Read {
+        let Some(locations) = &self.locations else {
+            return read_paths(&self.paths);
+        };
+        match locations.resolve(&self.loader) {
+            Ok(files) => Read {
+                fingerprint: located_fingerprint(&files),
+                sources: Ok((files.sources.clone(), Some(files))),
+            },
+            Err(e) => Read {
+                fingerprint: vec![(PathBuf::new(), Some(e.to_string().into_bytes()), None)],
+                sources: Err(e),
+            },
         }
+    }
+
+    /// Reads until two reads a settle time apart are equal; `None` if they never were.
+    fn settled_read(&self, mut read: Read) -> Option<Read> {
+        let settle = Duration::from_nanos(self.settle_nanos.load(Ordering::Relaxed));
+        if settle.is_zero() {
+            return Some(read);
+        }
+        for _ in 0..MAX_SETTLE_ROUNDS {
+            std::thread::sleep(settle);
+            let next = self.read();
+            if next.fingerprint == read.fingerprint {
+                return Some(next);
+            }
+            read = next;
+        }
+        None
+    }
+
+    pub(crate) fn reload(&self, force: bool) -> Result<Option<ReloadReport>, RegistryLoadError> {
+        let _one_at_a_time = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
+        let mut read = self.read();
+        if !force {
+            let unchanged = {
+                let cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+                read.fingerprint == cur.contents
+            };
+            if unchanged {
+                return Ok(None);
+            }
+            match self.settled_read(read) {
+                Some(r) => read = r,
+                None => {
+                    tracing::warn!(
+                        target: "breaker::reload",
+                        files = ?self.paths,
+                        "resilience4j config files still changing; previous config kept until \
+                         they stop"
+                    );
+                    return Ok(None);
+                }
+            }
+        }
+        let contents = read.fingerprint;
+        if let Ok((texts, _)) = &read.sources {
+            let cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(why) = looks_torn(&cur.texts, texts, &self.loader.limits) {
+                tracing::warn!(
+                    target: "breaker::reload",
+                    files = ?self.paths,
+                    "{why}: taken for a half-written file, previous config kept; to really \
+                     remove every setting, write `resilience4j: {{}}` in it"
+                );
+                return Ok(None);
+            }
+        }
+        let texts = read
+            .sources
+            .as_ref()
+            .map(|(t, _)| t.clone())
+            .unwrap_or_default();
         // Every section is converted and checked before anything is applied.
-        let result = self
-            .loader
-            .load_files(&self.paths)
+        let result = read
+            .sources
+            .and_then(|(texts, files)| match files {
+                Some(files) => files.load(&self.loader),
+                None => self.loader.load_sources(&texts),
+            })
             .map_err(RegistryLoadError::from)
             .and_then(|loaded| {
                 let configs = core_configs(&loaded, &self.catalog)?;
@@ -300,6 +491,7 @@ impl LiveInner {
                     module_core_configs_with_clock(&loaded, &self.catalog, self.clock.as_ref())?;
                 Ok((loaded, configs, modules))
             });
+        let mut cur = self.current.lock().unwrap_or_else(|p| p.into_inner());
         let event = match result {
             Ok((loaded, configs, modules)) => {
                 let report = diff(&cur.loaded, &loaded);
@@ -327,7 +519,11 @@ impl LiveInner {
                     removed = ?report.removed,
                     "resilience4j config reloaded: {report}"
                 );
-                *cur = Current { contents, loaded };
+                *cur = Current {
+                    contents,
+                    texts,
+                    loaded,
+                };
                 *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 ReloadEvent::Applied(report)
             }

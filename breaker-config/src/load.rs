@@ -97,10 +97,13 @@ impl Loaded {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Loader {
-    profiles: Vec<String>,
-    env: Option<HashMap<String, String>>,
-    args: Vec<String>,
-    limits: Limits,
+    pub(crate) profiles: Vec<String>,
+    pub(crate) env: Option<HashMap<String, String>>,
+    pub(crate) args: Vec<String>,
+    pub(crate) limits: Limits,
+    /// Whether `spring.config.import` was followed before (by [`crate::ConfigLocations`]);
+    /// otherwise an import gives a warning.
+    pub(crate) imports_followed: bool,
 }
 
 impl Default for Loader {
@@ -119,6 +122,7 @@ impl Loader {
             env: None,
             args: Vec::new(),
             limits: Limits::default(),
+            imports_followed: false,
         }
     }
 
@@ -182,32 +186,7 @@ impl Loader {
     pub fn load_files<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Loaded, LoadError> {
         let mut sources = Vec::with_capacity(paths.len());
         for p in paths {
-            let p = p.as_ref();
-            let name = p.display().to_string();
-            let meta = std::fs::metadata(p).map_err(|e| LoadError::Io {
-                path: name.clone(),
-                message: e.to_string(),
-            })?;
-            if meta.len() > self.limits.max_file_bytes as u64 {
-                return Err(too_large(&name, meta.len() as usize, &self.limits));
-            }
-            let bytes = std::fs::read(p).map_err(|e| LoadError::Io {
-                path: name.clone(),
-                message: e.to_string(),
-            })?;
-            let format = Format::from_path(p);
-            let text = match format {
-                // `.properties` files are ISO-8859-1 for Spring: every byte is one character.
-                Format::Properties => match String::from_utf8(bytes) {
-                    Ok(s) => s,
-                    Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
-                },
-                Format::Yaml => String::from_utf8(bytes).map_err(|e| LoadError::Io {
-                    path: name.clone(),
-                    message: format!("not UTF-8: {e}"),
-                })?,
-            };
-            sources.push(SourceText { name, format, text });
+            sources.push(read_source(p.as_ref(), &self.limits)?);
         }
         self.load_sources(&sources)
     }
@@ -240,6 +219,16 @@ impl Loader {
             };
             docs.extend(parsed);
         }
+        self.load_documents(docs, warnings)
+    }
+
+    /// Binds and resolves parsed documents, lowest precedence first, after `warnings` (of
+    /// parsing them).
+    pub(crate) fn load_documents(
+        &self,
+        docs: Vec<Document>,
+        mut warnings: Vec<Warning>,
+    ) -> Result<Loaded, LoadError> {
         let process_env;
         let env = match &self.env {
             Some(e) => e,
@@ -269,6 +258,9 @@ impl Loader {
             .into_iter()
             .filter(|d| document_active(d, &profiles, &mut warnings))
             .collect();
+        if !self.imports_followed {
+            warn_imports(&active, &mut warnings);
+        }
         // Names spelled differently under relaxed equality bind the same settings (Spring's
         // binder); the documents returned stay as written.
         let shared = crate::map_keys::share_relaxed_entries(&active);
@@ -304,6 +296,63 @@ impl Loader {
             shared_store_errors,
         })
     }
+}
+
+/// Warns about `spring.config.import` in files loaded as given (not through
+/// [`crate::ConfigLocations`], which follows imports).
+fn warn_imports(docs: &[Document], warnings: &mut Vec<Warning>) {
+    let key = crate::property::parse_name("spring.config.import");
+    for d in docs {
+        if let Some(p) = d.get_list(&key).and_then(|l| l.into_iter().next()) {
+            warnings.push(Warning::new(
+                Some(p.key_origin.clone()),
+                "spring.config.import".into(),
+                "not followed here: these files are loaded exactly as given; load them with \
+                 breaker_config::ConfigLocations (as `breaker check` and the global registry \
+                 do) to read the imported files"
+                    .into(),
+            ));
+        }
+    }
+}
+
+/// Reads one file as a [`SourceText`]: `.properties` as ISO-8859-1 when not UTF-8 (every
+/// byte one character, as Spring reads them), YAML as UTF-8.
+///
+/// Errors: [`LoadError::Io`] for an unreadable or non-UTF-8 YAML file, [`LoadError::Budget`]
+/// for a file larger than [`Limits::max_file_bytes`].
+pub(crate) fn read_source(p: &Path, limits: &Limits) -> Result<SourceText, LoadError> {
+    let name = p.display().to_string();
+    let io = |e: std::io::Error| LoadError::Io {
+        path: name.clone(),
+        message: e.to_string(),
+    };
+    let meta = std::fs::metadata(p).map_err(io)?;
+    if meta.len() > limits.max_file_bytes as u64 {
+        return Err(too_large(&name, meta.len() as usize, limits));
+    }
+    let bytes = std::fs::read(p).map_err(io)?;
+    source_from_bytes(name, Format::from_path(p), bytes)
+}
+
+/// The [`SourceText`] of bytes read from a file named `name`.
+pub(crate) fn source_from_bytes(
+    name: String,
+    format: Format,
+    bytes: Vec<u8>,
+) -> Result<SourceText, LoadError> {
+    let text = match format {
+        // `.properties` files are ISO-8859-1 for Spring: every byte is one character.
+        Format::Properties => match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+        },
+        Format::Yaml => String::from_utf8(bytes).map_err(|e| LoadError::Io {
+            path: name.clone(),
+            message: format!("not UTF-8: {e}"),
+        })?,
+    };
+    Ok(SourceText { name, format, text })
 }
 
 fn too_large(name: &str, size: usize, limits: &Limits) -> LoadError {

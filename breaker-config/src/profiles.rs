@@ -123,6 +123,11 @@ fn expand_groups(
     out
 }
 
+/// Whether document `d` has no profile condition (applies whatever the profiles).
+pub(crate) fn unconditional(d: &Document) -> bool {
+    condition(d).is_none()
+}
+
 /// The profile expressions a document is restricted to, if any.
 fn condition(d: &Document) -> Option<(Vec<String>, String, Option<crate::Origin>)> {
     for key in ["spring.config.activate.on-profile", "spring.profiles"] {

@@ -438,6 +438,14 @@ fn expand(
         Ident::new("__stack_value", Span::mixed_site()),
         Ident::new("__stack_inner", Span::mixed_site()),
     );
+    // A fn whose every layer names its own `registry = ...` never uses the global config, so
+    // it must not load the global files to learn the nesting (a stray application.yml could
+    // break it): the global order if one was set, else Spring Boot 3's default.
+    let order = if layers.iter().all(|(_, a)| a.extra("registry").is_some()) {
+        quote!(#private::order_if_set())
+    } else {
+        quote!(#private::order())
+    };
     let body = quote! {
         #uses
         #copy_trait
@@ -445,7 +453,7 @@ fn expand(
         #fallback_stmts
         #top_rebinds
         let #stack = #private::Stack {
-            order: #private::order(),
+            order: #order,
             value: #private::as_any,
             classify_value: #private::classify_value,
             layers: #private::Layers { #layer_fields },

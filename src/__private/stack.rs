@@ -32,6 +32,14 @@ pub fn order() -> StackOrder {
     crate::global::global_stack_order()
 }
 
+/// The nesting for a call of a fn whose every layer names its own registry: the global
+/// order if the global config was set or loaded, else Spring Boot 3's default; never loads
+/// the global files.
+#[inline]
+pub fn order_if_set() -> StackOrder {
+    crate::global::stack_order_if_set()
+}
+
 /// The retry `name` of `registry`.
 #[inline]
 pub fn retry(registry: &RetryRegistry, name: &str) -> Retry {
