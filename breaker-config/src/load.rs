@@ -226,7 +226,7 @@ impl Loader {
     /// parsing them).
     pub(crate) fn load_documents(
         &self,
-        docs: Vec<Document>,
+        mut docs: Vec<Document>,
         mut warnings: Vec<Warning>,
     ) -> Result<Loaded, LoadError> {
         let process_env;
