@@ -159,6 +159,11 @@ fn resolve_module<M: Module>(
     {
         M::lint(r, &mut found);
     }
+    for (name, r) in &resolved.instances {
+        if let Some(b) = section.instances.get(name) {
+            M::lint_instance(b, r, &mut found);
+        }
+    }
     for w in found {
         if !warnings.contains(&w) {
             warnings.push(w);
