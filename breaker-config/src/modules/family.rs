@@ -315,16 +315,26 @@ fn cycle<M: Module>(
     let path = block.map_or(String::new(), |b| b.path.clone());
     let (origin, key) = match explicit {
         Some((_, bound)) => (Some(bound.origin.clone()), format!("{path}.baseConfig")),
-        None => (None, path),
+        None => (None, path.clone()),
     };
     ConfigError {
         origin,
         key,
         value: explicit.map(|(n, _)| n.to_string()),
-        message: format!(
-            "Circular reference detected in instance config: {}",
-            names.join(" -> ")
-        ),
+        message: match explicit {
+            Some(_) => format!(
+                "Circular reference detected in instance config: {}",
+                names.join(" -> ")
+            ),
+            // The link that closes the loop is the implicit one: name it, it is not written.
+            None => format!(
+                "Circular reference detected in instance config: {} ({} has no baseConfig, so it builds on {}.configs.default, as every config but default does in Resilience4j's {} Spring layer (the circuit breaker's does not); Resilience4j recurses until a StackOverflowError and the application does not start)",
+                names.join(" -> "),
+                if path.is_empty() { "the entry" } else { path.as_str() },
+                M::PREFIX,
+                M::NOUN
+            ),
+        },
         allowed: format!(
             "a baseConfig chain that does not lead back to itself (a config without baseConfig builds on {}.configs.default)",
             M::PREFIX
