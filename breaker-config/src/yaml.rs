@@ -191,8 +191,10 @@ impl Flattener<'_> {
         )
     }
 
-    /// A number as written in the file (`1e229` rather than the parsed `1.0E229`, all 229
-    /// digits of an integer), so that an error echoes what the user wrote.
+    /// An integer too long for any integer type as written in the file (all 229 digits, not
+    /// the `1.0E229` the parser's float fallback gives), as SnakeYAML keeps it (a
+    /// `BigInteger`): the binder then reports it as written. Every other number keeps its
+    /// parsed form (`2_000` is 2000, `010` is 8, as YAML 1.1 reads them).
     fn as_written(&self, n: &Spanned<Node>, parsed: &str) -> String {
         let span = n.defined.span();
         let written = span.byte_offset().zip(span.byte_len()).and_then(|(o, l)| {
@@ -200,7 +202,13 @@ impl Flattener<'_> {
             self.text.get(o..o.checked_add(l)?)
         });
         match written.map(str::trim) {
-            Some(w) if !w.is_empty() && !w.contains(['\n', ':', '#', '&', '*', '[', '{']) => {
+            Some(w)
+                if w.trim_start_matches(['+', '-']).len() > 18
+                    && w
+                        .trim_start_matches(['+', '-'])
+                        .bytes()
+                        .all(|b| b.is_ascii_digit()) =>
+            {
                 w.to_string()
             }
             _ => parsed.to_string(),
@@ -250,7 +258,7 @@ impl Flattener<'_> {
                     ));
                 } else {
                     let text = match kind {
-                        ValueKind::Float | ValueKind::Int => self.as_written(n, s),
+                        ValueKind::Float => self.as_written(n, s),
                         _ => s.clone(),
                     };
                     self.push(path, text, *kind, ko, vo)?;
