@@ -69,15 +69,10 @@ struct Notes {
 /// (`resilience4j.<section>.instances.<name>.*`, or `backends`).
 fn warnings_for(warnings: &[Warning], section: &str, name: &str) -> Vec<String> {
     let prefix = format!("resilience4j.{section}.");
-    let (inst, back) = (
-        format!(".instances.{name}."),
-        format!(".backends.{name}."),
-    );
+    let (inst, back) = (format!(".instances.{name}."), format!(".backends.{name}."));
     warnings
         .iter()
-        .filter(|w| {
-            w.key.starts_with(&prefix) && (w.key.contains(&inst) || w.key.contains(&back))
-        })
+        .filter(|w| w.key.starts_with(&prefix) && (w.key.contains(&inst) || w.key.contains(&back)))
         .map(|w| {
             let setting = w.key.rsplit('.').next().unwrap_or("");
             format!("{setting}: {}", w.message)
@@ -121,10 +116,7 @@ fn instance(
 /// `CircuitBreakerConfig.Builder.build()` stores `min(minimumNumberOfCalls, slidingWindowSize)`).
 fn breaker_notes(i: &ResolvedInstance, warnings: Vec<String>) -> Notes {
     let mut effective = Vec::new();
-    let (min, size) = (
-        i.minimum_number_of_calls.value,
-        i.sliding_window_size.value,
-    );
+    let (min, size) = (i.minimum_number_of_calls.value, i.sliding_window_size.value);
     if i.sliding_window_type.value == SlidingWindowType::CountBased && min > size {
         effective.push((
             "minimumNumberOfCalls",

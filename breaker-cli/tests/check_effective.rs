@@ -46,11 +46,18 @@ fn check_shows_the_effective_minimum_number_of_calls() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), SMALL_WINDOW);
     let out = breaker(&["check", &f]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = stdout(&out);
     let r = row(&s, "Circuit breaker 'small'", "minimumNumberOfCalls");
     assert!(r.contains("  5 (effective; 100 configured"), "{r}");
-    assert!(r.contains("min(minimumNumberOfCalls, slidingWindowSize)"), "{r}");
+    assert!(
+        r.contains("min(minimumNumberOfCalls, slidingWindowSize)"),
+        "{r}"
+    );
     // The default config's window is 100: nothing to explain there.
     let r = row(&s, "Any other name", "minimumNumberOfCalls");
     assert!(r.contains("  100  [default]"), "{r}");
@@ -62,10 +69,22 @@ fn simulate_shows_the_effective_minimum_number_of_calls() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), SMALL_WINDOW);
     let out = breaker(&[
-        "simulate", &f, "--instance", "small", "--rate", "10/s", "--duration", "2s", "--seed",
+        "simulate",
+        &f,
+        "--instance",
+        "small",
+        "--rate",
+        "10/s",
+        "--duration",
+        "2s",
+        "--seed",
         "1",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = stdout(&out);
     assert!(
         s.contains("(minimumNumberOfCalls 5: 100 configured, capped at slidingWindowSize"),
@@ -88,7 +107,11 @@ fn check_prints_thread_pool_sizes_as_numbers() {
         "resilience4j.thread-pool-bulkhead.instances.tp.queueCapacity: 3\n",
     );
     let out = breaker(&["check", &f]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = stdout(&out);
     let max = row(&s, "Thread-pool bulkhead 'tp'", "maxThreadPoolSize");
     assert!(
@@ -124,13 +147,20 @@ resilience4j.retry:
 ",
     );
     let out = breaker(&["check", &f]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = stdout(&out);
     let flag = row(&s, "Retry 'flagOnly'", "enableExponentialBackoff");
     assert!(flag.contains("false  [configs.default"), "{flag}");
     let wait = row(&s, "Retry 'flagOnly'", "waitDuration");
     assert!(wait.contains("2000 ms  [configs.default"), "{wait}");
-    let block = s.split("\n\n").find(|b| b.starts_with("Retry 'flagOnly'")).unwrap();
+    let block = s
+        .split("\n\n")
+        .find(|b| b.starts_with("Retry 'flagOnly'"))
+        .unwrap();
     assert!(
         block.contains("! enableExponentialBackoff: true has no effect"),
         "{block}"

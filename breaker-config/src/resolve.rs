@@ -164,7 +164,11 @@ fn walk<'s>(
             };
             chain.push(bn.to_string());
             in_chain.insert(bn.to_string());
-            let next = (bn.to_string(), Some(bb), ValueSource::Config(bn.to_string()));
+            let next = (
+                bn.to_string(),
+                Some(bb),
+                ValueSource::Config(bn.to_string()),
+            );
             links.push(Link {
                 name,
                 props,

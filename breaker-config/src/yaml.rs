@@ -204,8 +204,7 @@ impl Flattener<'_> {
         match written.map(str::trim) {
             Some(w)
                 if w.trim_start_matches(['+', '-']).len() > 18
-                    && w
-                        .trim_start_matches(['+', '-'])
+                    && w.trim_start_matches(['+', '-'])
                         .bytes()
                         .all(|b| b.is_ascii_digit()) =>
             {

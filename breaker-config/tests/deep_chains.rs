@@ -67,7 +67,10 @@ fn every_module_resolves_a_long_chain_on_a_small_stack() {
             "retry" => assert_eq!(m.retry.instances["a"].max_attempts.value, 7),
             "bulkhead" => assert_eq!(m.bulkhead.instances["a"].max_concurrent_calls.value, 7),
             "thread-pool-bulkhead" => {
-                assert_eq!(m.thread_pool_bulkhead.instances["a"].queue_capacity.value, 7)
+                assert_eq!(
+                    m.thread_pool_bulkhead.instances["a"].queue_capacity.value,
+                    7
+                )
             }
             "ratelimiter" => assert_eq!(m.rate_limiter.instances["a"].limit_for_period.value, 7),
             "timelimiter" => assert_eq!(
@@ -129,7 +132,11 @@ fn a_reload_into_a_deep_chain_changes_nothing_when_invalid() {
     assert_eq!(cb.config().sliding_window_size(), 3);
     assert_eq!(live.modules().retry.instances.len(), 0);
 
-    fs::write(&path, chain("circuitbreaker", "slidingWindowSize: 9", LINKS)).unwrap();
+    fs::write(
+        &path,
+        chain("circuitbreaker", "slidingWindowSize: 9", LINKS),
+    )
+    .unwrap();
     let live3 = live.clone();
     on_small_stack(move || live3.reload().map(|_| ()).map_err(|e| e.to_string())).unwrap();
     assert_eq!(cb.config().sliding_window_size(), 9);

@@ -65,7 +65,10 @@ fn unclaimed_names_are_listed_in_linear_time() {
     let t_large = fastest_listing(large);
     let ratio = t_large.as_secs_f64() / t_small.as_secs_f64().max(1e-6);
     eprintln!("{small}: {t_small:?}, {large}: {t_large:?}, ratio {ratio:.1}");
-    assert!(ratio < 40.0, "ratio {ratio:.1} for 8x the names (quadratic gives 64)");
+    assert!(
+        ratio < 40.0,
+        "ratio {ratio:.1} for 8x the names (quadratic gives 64)"
+    );
 }
 
 /// A name listed twice is reported once per list.

@@ -140,7 +140,8 @@ resilience4j.thread-pool-bulkhead:
         "resilience4j.thread-pool-bulkhead.instances.a.coreThreadPoolSize",
     );
     assert!(
-        e.allowed.contains("at most maxThreadPoolSize (3, set in configs.default)"),
+        e.allowed
+            .contains("at most maxThreadPoolSize (3, set in configs.default)"),
         "{e}"
     );
 }
@@ -166,13 +167,21 @@ fn assert_refused_through_default(section: &str, setting: &str) {
     let l = circular_through_default(section, setting);
     let e = error_at(&l, &format!("resilience4j.{section}.configs.shared"));
     assert!(
-        e.message
-            .contains("Circular reference detected in instance config: default -> shared -> default"),
+        e.message.contains(
+            "Circular reference detected in instance config: default -> shared -> default"
+        ),
         "{e}"
     );
     assert!(e.message.contains("has no baseConfig"), "{e}");
-    assert!(e.message.contains(&format!("resilience4j.{section}.configs.default")), "{e}");
-    let e = error_at(&l, &format!("resilience4j.{section}.configs.default.baseConfig"));
+    assert!(
+        e.message
+            .contains(&format!("resilience4j.{section}.configs.default")),
+        "{e}"
+    );
+    let e = error_at(
+        &l,
+        &format!("resilience4j.{section}.configs.default.baseConfig"),
+    );
     assert_eq!(e.value.as_deref(), Some("shared"));
 }
 
@@ -238,7 +247,10 @@ resilience4j.circuitbreaker.instances.d.failureRateThreshold: .nan
     // A float literal keeps Java's reading of it, as Spring's message would show it.
     let e = error_at(&l, "resilience4j.retry.instances.c.maxAttempts");
     assert_eq!(e.value.as_deref(), Some("1.0E229"));
-    let e = error_at(&l, "resilience4j.circuitbreaker.instances.d.failureRateThreshold");
+    let e = error_at(
+        &l,
+        "resilience4j.circuitbreaker.instances.d.failureRateThreshold",
+    );
     assert_eq!(e.value.as_deref(), Some(".nan"));
     assert!(!e.allowed.is_empty());
 }

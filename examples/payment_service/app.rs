@@ -101,7 +101,10 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
     let events = events::EventLog::attach(&cb, epoch, events_file);
     let outage = flags.outage.clone();
     // Each provider notes the client calls it receives requests for (the summary's count).
-    let (provider_seen, baseline_seen) = (Arc::new(SeenCalls::default()), Arc::new(SeenCalls::default()));
+    let (provider_seen, baseline_seen) = (
+        Arc::new(SeenCalls::default()),
+        Arc::new(SeenCalls::default()),
+    );
     let provider = downstream::start(
         epoch,
         outage.clone(),

@@ -296,10 +296,7 @@ impl PaymentClient {
         if let Ok(id) = CALL_ID.try_with(|id| *id) {
             request = request.header(super::downstream::CALL_ID_HEADER, id.to_string());
         }
-        let response = request
-            .send()
-            .await
-            .map_err(from_reqwest)?;
+        let response = request.send().await.map_err(from_reqwest)?;
         let status = response.status();
         if !status.is_success() {
             return Err(QuoteError::Status(status.as_u16()));

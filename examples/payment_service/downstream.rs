@@ -94,7 +94,9 @@ async fn quote(
     headers: HeaderMap,
 ) -> (StatusCode, String) {
     s.received.fetch_add(1, Ordering::Relaxed);
-    let call = headers.get(CALL_ID_HEADER).and_then(|v| v.to_str().ok()?.parse().ok());
+    let call = headers
+        .get(CALL_ID_HEADER)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
     if let Some(id) = call {
         s.seen.note(id);
     }

@@ -74,8 +74,7 @@ pub(crate) trait Module: Schema {
 
     /// Warnings about settings an instance's own block writes that have no effect on the
     /// instance as resolved (`r`).
-    fn lint_instance(_block: &Block<Self::Id>, _r: &Self::Resolved, _warnings: &mut Vec<Warning>) {
-    }
+    fn lint_instance(_block: &Block<Self::Id>, _r: &Self::Resolved, _warnings: &mut Vec<Warning>) {}
 }
 
 /// The resolved section of one module.

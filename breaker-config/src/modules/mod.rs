@@ -13,6 +13,7 @@ mod java_order;
 mod ratelimiter;
 mod registries;
 mod retry;
+mod retry_notes;
 mod threadpool;
 mod timelimiter;
 mod to_core;
