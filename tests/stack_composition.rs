@@ -359,13 +359,10 @@ async fn row7_fb(error: StackError<PayError>) -> Result<&'static str, PayError> 
 
 #[tokio::test]
 async fn row7_a_timeout_is_a_breaker_failure_and_reaches_its_fallback() {
-    let started = std::time::Instant::now();
+    // The body sleeps 5 s; the 50 ms limit cuts it. No wall-clock bound is asserted (load
+    // can stretch any): the fallback's answer and the body never having finished show it.
     assert_eq!(row7().await, Ok("fallback"));
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_eq!(ROW7_FINISHED.load(Ordering::SeqCst), 0);
     assert_eq!(
         *ROW7_FB.lock().unwrap(),
         ["TimeLimiter 'row7' recorded a timeout exception."]

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use breaker_config::json::{instance_json, sources_json};
 use breaker_config::modules::{ModuleConfig, ModulesConfig};
-use breaker_config::{Base, Loaded};
+use breaker_config::{Base, Loaded, ResolvedInstance, SlidingWindowType, Warning};
 use serde_json::Value;
 
 fn base_text(b: &Base) -> String {
@@ -34,7 +34,60 @@ fn unit(key: &str) -> &'static str {
     }
 }
 
-fn instance(out: &mut String, title: &str, base: &Base, values: &Value, sources: &Value) {
+/// The CPU count, as Java's `Runtime.availableProcessors()` reports it.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A value as shown: the machine-dependent thread-pool sizes as numbers, with the rule.
+fn shown_value(k: &str, v: &Value) -> String {
+    match v {
+        Value::Object(_) => v.to_string(),
+        Value::Number(_) => format!("{}{}", value_text(v), unit(k)),
+        Value::String(s) if s == "availableProcessors" => format!(
+            "{} (not set: the CPU count, Runtime.availableProcessors())",
+            cpus()
+        ),
+        Value::String(s) if s == "availableProcessors-1" => format!(
+            "{} (not set: the CPU count {} minus 1, at least 1)",
+            cpus().saturating_sub(1).max(1),
+            cpus()
+        ),
+        _ => value_text(v),
+    }
+}
+
+/// What the report prints for one instance besides its values: effective values that differ
+/// from the resolved ones (by setting), and the warnings about its block.
+#[derive(Default)]
+struct Notes {
+    effective: Vec<(&'static str, String)>,
+    warnings: Vec<String>,
+}
+
+/// The warnings about the block of instance `name` in section `section`
+/// (`resilience4j.<section>.instances.<name>.*`, or `backends`).
+fn warnings_for(warnings: &[Warning], section: &str, name: &str) -> Vec<String> {
+    let prefix = format!("resilience4j.{section}.");
+    let (inst, back) = (format!(".instances.{name}."), format!(".backends.{name}."));
+    warnings
+        .iter()
+        .filter(|w| w.key.starts_with(&prefix) && (w.key.contains(&inst) || w.key.contains(&back)))
+        .map(|w| {
+            let setting = w.key.rsplit('.').next().unwrap_or("");
+            format!("{setting}: {}", w.message)
+        })
+        .collect()
+}
+
+fn instance(
+    out: &mut String,
+    title: &str,
+    base: &Base,
+    values: &Value,
+    sources: &Value,
+    notes: &Notes,
+) {
     let _ = writeln!(out, "{title}  (inherits from {})", base_text(base));
     if let (Value::Object(vals), Value::Object(srcs)) = (values, sources) {
         let width = vals.keys().map(String::len).max().unwrap_or(0);
@@ -45,15 +98,37 @@ fn instance(out: &mut String, title: &str, base: &Base, values: &Value, sources:
                 .as_str()
                 .map(|a| format!(" {a}"))
                 .unwrap_or_default();
-            let shown = match v {
-                Value::Object(_) => v.to_string(),
-                Value::Number(_) => format!("{}{}", value_text(v), unit(k)),
-                _ => value_text(v),
+            let shown = match notes.effective.iter().find(|(s, _)| s == k) {
+                Some((_, e)) => e.clone(),
+                None => shown_value(k, v),
             };
             let _ = writeln!(out, "  {k:width$}  {shown}  [{from}{at}]");
         }
     }
+    for w in &notes.warnings {
+        let _ = writeln!(out, "  ! {w}");
+    }
     out.push('\n');
+}
+
+/// A circuit breaker's effective values where they differ from the resolved ones: a
+/// COUNT_BASED window caps `minimumNumberOfCalls` at its size (Resilience4j's
+/// `CircuitBreakerConfig.Builder.build()` stores `min(minimumNumberOfCalls, slidingWindowSize)`).
+fn breaker_notes(i: &ResolvedInstance, warnings: Vec<String>) -> Notes {
+    let mut effective = Vec::new();
+    let (min, size) = (i.minimum_number_of_calls.value, i.sliding_window_size.value);
+    if i.sliding_window_type.value == SlidingWindowType::CountBased && min > size {
+        effective.push((
+            "minimumNumberOfCalls",
+            format!(
+                "{size} (effective; {min} configured: a COUNT_BASED window uses min(minimumNumberOfCalls, slidingWindowSize))"
+            ),
+        ));
+    }
+    Notes {
+        effective,
+        warnings,
+    }
 }
 
 /// Renders the whole report.
@@ -66,12 +141,14 @@ pub fn render(loaded: &Loaded) -> String {
     }
     for (name, i) in &c.instances {
         let title = format!("Circuit breaker '{name}'");
+        let notes = breaker_notes(i, warnings_for(&loaded.warnings, "circuitbreaker", name));
         instance(
             &mut out,
             &title,
             &i.base,
             &instance_json(i),
             &sources_json(i),
+            &notes,
         );
     }
     for (name, e) in &c.errors {
@@ -84,12 +161,13 @@ pub fn render(loaded: &Loaded) -> String {
             &d.base,
             &instance_json(d),
             &sources_json(d),
+            &breaker_notes(d, Vec::new()),
         ),
         Err(e) => {
             let _ = writeln!(out, "Any other name (default config): INVALID\n  {e}\n");
         }
     }
-    modules(&mut out, &loaded.modules);
+    modules(&mut out, &loaded.modules, &loaded.warnings);
     shared_state(&mut out, &loaded.shared_store);
     // No "No warnings." here: the check ends with the count of errors and warnings.
     if !loaded.warnings.is_empty() {
@@ -144,7 +222,12 @@ shown!(
 
 /// One module: every instance, every error, and what other names get. A module the files
 /// do not configure at all takes one line.
-fn module<R: Shown>(out: &mut String, what: &str, m: &ModuleConfig<R>) {
+fn module<R: Shown>(
+    out: &mut String,
+    (what, section): (&str, &str),
+    m: &ModuleConfig<R>,
+    warnings: &[Warning],
+) {
     let untouched = |d: &R| {
         d.sources()
             .as_object()
@@ -161,12 +244,17 @@ fn module<R: Shown>(out: &mut String, what: &str, m: &ModuleConfig<R>) {
         return;
     }
     for (name, i) in &m.instances {
+        let notes = Notes {
+            effective: Vec::new(),
+            warnings: warnings_for(warnings, section, name),
+        };
         instance(
             out,
             &format!("{what} '{name}'"),
             i.base(),
             &i.values(),
             &i.sources(),
+            &notes,
         );
     }
     for (name, e) in &m.errors {
@@ -174,19 +262,27 @@ fn module<R: Shown>(out: &mut String, what: &str, m: &ModuleConfig<R>) {
     }
     let title = format!("{what}: any other name (default config)");
     match &m.default_config {
-        Ok(d) => instance(out, &title, d.base(), &d.values(), &d.sources()),
+        Ok(d) => instance(
+            out,
+            &title,
+            d.base(),
+            &d.values(),
+            &d.sources(),
+            &Notes::default(),
+        ),
         Err(e) => {
             let _ = writeln!(out, "{title}: INVALID\n  {e}\n");
         }
     }
 }
 
-fn modules(out: &mut String, m: &ModulesConfig) {
-    module(out, "Retry", &m.retry);
-    module(out, "Time limiter", &m.time_limiter);
-    module(out, "Bulkhead", &m.bulkhead);
-    module(out, "Thread-pool bulkhead", &m.thread_pool_bulkhead);
-    module(out, "Rate limiter", &m.rate_limiter);
+fn modules(out: &mut String, m: &ModulesConfig, w: &[Warning]) {
+    module(out, ("Retry", "retry"), &m.retry, w);
+    module(out, ("Time limiter", "timelimiter"), &m.time_limiter, w);
+    module(out, ("Bulkhead", "bulkhead"), &m.bulkhead, w);
+    let tp = ("Thread-pool bulkhead", "thread-pool-bulkhead");
+    module(out, tp, &m.thread_pool_bulkhead, w);
+    module(out, ("Rate limiter", "ratelimiter"), &m.rate_limiter, w);
     let layers: Vec<String> = m
         .aspect_order
         .outermost_first()

@@ -439,14 +439,24 @@ fn collect<'a, S: Schema>(
         (_, 5) => None,
         (Kind::ClassList, 6) if n[5].index().is_some() => n[5].index(),
         _ => {
-            warnings.push(Warning::new(
-                Some(p.key_origin.clone()),
-                p.key.clone(),
-                format!(
-                    "{} takes a single value, not nested keys; ignored",
-                    respell(camel, &setting.text)
-                ),
-            ));
+            // A map (or list) where a value belongs, e.g. `wait-duration: {seconds: 2s}`:
+            // Spring's binder has no converter from a map to the setting's type and fails
+            // the binding, so the entry is refused (once per setting).
+            let written = respell(camel, &setting.text);
+            let key = format!("{}.{written}", pending.block.path);
+            if !pending.block.errors.iter().any(|e| e.key == key) {
+                let rest: Vec<&str> = n[5..].iter().map(|e| e.text.as_str()).collect();
+                pending.block.errors.push(ConfigError {
+                    origin: Some(p.key_origin.clone()),
+                    key: key.clone(),
+                    value: Some(format!("{}: {}", rest.join("."), p.value.trim())),
+                    message: format!(
+                        "Failed to bind properties under '{key}' to {}: nested keys are given where a single value belongs",
+                        java_type(kind)
+                    ),
+                    allowed: format!("a single value, e.g. {written}: {}", example(kind)),
+                });
+            }
             return;
         }
     };
@@ -592,6 +602,20 @@ fn store<S: Schema>(
             text: text.to_string(),
         },
     );
+}
+
+/// A value of `kind` as a user would write it, for "allowed" texts.
+fn example(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Float | Kind::Double => "50",
+        Kind::Int => "10",
+        Kind::Bool => "true",
+        Kind::Duration => "2s",
+        Kind::WindowType => "COUNT_BASED",
+        Kind::State => "OPEN",
+        Kind::ClassList => "[java.io.IOException]",
+        Kind::Text => "a name",
+    }
 }
 
 fn java_type(kind: Kind) -> &'static str {

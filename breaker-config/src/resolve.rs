@@ -3,7 +3,7 @@
 //! `configs.default` for the rest; scalars inherit one by one, lists replace; the open-state
 //! wait policy belongs to the block that sets `waitDurationInOpenState`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::bind::{Block, Bound, Section};
 use crate::error::ConfigError;
@@ -99,6 +99,12 @@ fn circular(name: &str, chain: &[String], block: &Block, bound: &Bound) -> Confi
 /// `default`) being resolved, then every config it inherits from so far; the configs start
 /// at `chain[1]` for an instance (an instance may share a config's name) and at `chain[0]`
 /// for the default config.
+///
+/// Resilience4j recurses once per `baseConfig` link; this walks the chain in a loop (its
+/// length bounded only by the file) and then builds from the innermost base outwards, so a
+/// chain of any length costs no stack (a deep chain used to overflow a 2 MiB reload thread).
+/// The errors are the ones the recursion gives, in the same order: a block's own error or a
+/// broken link on the way in, then the first build error from the innermost block out.
 fn create(
     name: &str,
     props: Option<&Block>,
@@ -107,80 +113,126 @@ fn create(
     chain: &mut Vec<String>,
     configs_from: usize,
 ) -> Result<ResolvedInstance, Box<ConfigError>> {
-    if let Some(e) = props.and_then(|b| b.errors.first()) {
-        return Err(Box::new(e.clone()));
-    }
-    let (base, kind) = if let Some((bn, bound)) = props.and_then(|b| text(b.get(Id::BaseConfig))) {
-        let block = props.unwrap_or(&EMPTY);
-        if bn == name || chain[configs_from..].iter().any(|v| v == bn) {
-            return Err(Box::new(circular(bn, chain, block, bound)));
-        }
-        let Some(bb) = sec.configs.get(bn) else {
-            let known: Vec<&str> = sec.configs.keys().map(String::as_str).collect();
-            return Err(Box::new(ConfigError {
-                origin: Some(bound.origin.clone()),
-                key: format!("{}.baseConfig", block.path),
-                value: Some(bn.to_string()),
-                message: format!("Configuration with name '{bn}' does not exist"),
-                allowed: if known.is_empty() {
-                    "the name of a config under resilience4j.circuitbreaker.configs (none is defined)".into()
-                } else {
-                    format!("one of the configs: {}", known.join(", "))
-                },
-            }));
-        };
-        chain.push(bn.to_string());
-        let r = create(
-            bn,
-            Some(bb),
-            ValueSource::Config(bn.to_string()),
-            sec,
-            chain,
-            configs_from,
-        );
-        chain.pop();
-        (r?, Base::BaseConfig(bn.to_string()))
-    } else if let Some(cb) = sec.configs.get(name) {
-        if let Some(e) = cb.errors.first() {
+    let chain_len = chain.len();
+    let r = walk(name, props, label, sec, chain, configs_from);
+    chain.truncate(chain_len);
+    r
+}
+
+/// One block on the way down a chain: what it is, and what it builds on.
+struct Link<'s> {
+    name: String,
+    props: Option<&'s Block>,
+    label: ValueSource,
+    base: Base,
+}
+
+fn walk<'s>(
+    name: &str,
+    props: Option<&'s Block>,
+    label: ValueSource,
+    sec: &'s Section,
+    chain: &mut Vec<String>,
+    configs_from: usize,
+) -> Result<ResolvedInstance, Box<ConfigError>> {
+    let mut links: Vec<Link<'s>> = Vec::new();
+    // The configs of `chain`, for a membership test that stays O(1) on a long chain.
+    let mut in_chain: HashSet<String> = chain[configs_from..].iter().cloned().collect();
+    let (mut name, mut props, mut label) = (name.to_string(), props, label);
+    let innermost = loop {
+        if let Some(e) = props.and_then(|b| b.errors.first()) {
             return Err(Box::new(e.clone()));
         }
-        let r = build(
-            ResolvedInstance::library_defaults(name),
-            cb,
-            ValueSource::Config(name.to_string()),
-        )?;
-        (r, Base::SameName(name.to_string()))
-    } else if let Some(db) = sec.configs.get("default") {
-        if chain[configs_from..].iter().any(|v| v == "default") {
-            let bound = db.get(Id::BaseConfig);
-            return Err(Box::new(match bound {
-                Some(b) => circular("default", chain, db, b),
-                None => circular_plain("default", chain),
-            }));
+        if let Some((bn, bound)) = props.and_then(|b| text(b.get(Id::BaseConfig))) {
+            let block = props.unwrap_or(&EMPTY);
+            if bn == name || in_chain.contains(bn) {
+                return Err(Box::new(circular(bn, chain, block, bound)));
+            }
+            let Some(bb) = sec.configs.get(bn) else {
+                let known: Vec<&str> = sec.configs.keys().map(String::as_str).collect();
+                return Err(Box::new(ConfigError {
+                    origin: Some(bound.origin.clone()),
+                    key: format!("{}.baseConfig", block.path),
+                    value: Some(bn.to_string()),
+                    message: format!("Configuration with name '{bn}' does not exist"),
+                    allowed: if known.is_empty() {
+                        "the name of a config under resilience4j.circuitbreaker.configs (none is defined)".into()
+                    } else {
+                        format!("one of the configs: {}", known.join(", "))
+                    },
+                }));
+            };
+            chain.push(bn.to_string());
+            in_chain.insert(bn.to_string());
+            let next = (
+                bn.to_string(),
+                Some(bb),
+                ValueSource::Config(bn.to_string()),
+            );
+            links.push(Link {
+                name,
+                props,
+                label,
+                base: Base::BaseConfig(bn.to_string()),
+            });
+            (name, props, label) = next;
+        } else if let Some(cb) = sec.configs.get(&name) {
+            if let Some(e) = cb.errors.first() {
+                return Err(Box::new(e.clone()));
+            }
+            let r = build(
+                ResolvedInstance::library_defaults(&name),
+                cb,
+                ValueSource::Config(name.clone()),
+            )?;
+            let base = Base::SameName(name.clone());
+            links.push(Link {
+                name,
+                props,
+                label,
+                base,
+            });
+            break r;
+        } else if let Some(db) = sec.configs.get("default") {
+            if in_chain.contains("default") {
+                let bound = db.get(Id::BaseConfig);
+                return Err(Box::new(match bound {
+                    Some(b) => circular("default", chain, db, b),
+                    None => circular_plain("default", chain),
+                }));
+            }
+            chain.push("default".into());
+            in_chain.insert("default".into());
+            links.push(Link {
+                name,
+                props,
+                label,
+                base: Base::DefaultConfig,
+            });
+            (name, props, label) = (
+                "default".to_string(),
+                Some(db),
+                ValueSource::Config("default".into()),
+            );
+        } else {
+            let r = ResolvedInstance::library_defaults(&name);
+            links.push(Link {
+                name,
+                props,
+                label,
+                base: Base::LibraryDefaults,
+            });
+            break r;
         }
-        chain.push("default".into());
-        let r = create(
-            "default",
-            Some(db),
-            ValueSource::Config("default".into()),
-            sec,
-            chain,
-            configs_from,
-        );
-        chain.pop();
-        (r?, Base::DefaultConfig)
-    } else {
-        (
-            ResolvedInstance::library_defaults(name),
-            Base::LibraryDefaults,
-        )
     };
-    let mut out = match props {
-        Some(b) => build(base, b, label)?,
-        None => base,
-    };
-    out.name = name.to_string();
-    out.base = kind;
+    let mut out = innermost;
+    for link in links.into_iter().rev() {
+        if let Some(b) = link.props {
+            out = build(out, b, link.label)?;
+        }
+        out.name = link.name;
+        out.base = link.base;
+    }
     Ok(out)
 }
 

@@ -111,6 +111,9 @@ fn options(limits: &Limits) -> serde_saphyr::Options {
         legacy_octal_numbers: true,
         strict_booleans: true,
         with_snippet: false,
+        // `.nan` / `.inf` reach the binder as text, which reports them like any other value
+        // it cannot convert (key, value as written, allowed values), not as a syntax error.
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::AsString,
     }
 }
 
@@ -156,6 +159,7 @@ pub(crate) fn parse(
     for (index, doc) in docs.iter().enumerate() {
         let mut f = Flattener {
             file,
+            text,
             props: Vec::new(),
             warnings,
             max: limits.max_properties,
@@ -172,6 +176,7 @@ pub(crate) fn parse(
 
 struct Flattener<'a> {
     file: &'a Arc<str>,
+    text: &'a str,
     props: Vec<Property>,
     warnings: &'a mut Vec<Warning>,
     max: usize,
@@ -184,6 +189,29 @@ impl Flattener<'_> {
             n.referenced.line(),
             n.referenced.column(),
         )
+    }
+
+    /// An integer too long for any integer type as written in the file (all 229 digits, not
+    /// the `1.0E229` the parser's float fallback gives), as SnakeYAML keeps it (a
+    /// `BigInteger`): the binder then reports it as written. Every other number keeps its
+    /// parsed form (`2_000` is 2000, `010` is 8, as YAML 1.1 reads them).
+    fn as_written(&self, n: &Spanned<Node>, parsed: &str) -> String {
+        let span = n.defined.span();
+        let written = span.byte_offset().zip(span.byte_len()).and_then(|(o, l)| {
+            let (o, l) = (usize::try_from(o).ok()?, usize::try_from(l).ok()?);
+            self.text.get(o..o.checked_add(l)?)
+        });
+        match written.map(str::trim) {
+            Some(w)
+                if w.trim_start_matches(['+', '-']).len() > 18
+                    && w.trim_start_matches(['+', '-'])
+                        .bytes()
+                        .all(|b| b.is_ascii_digit()) =>
+            {
+                w.to_string()
+            }
+            _ => parsed.to_string(),
+        }
     }
 
     fn push(
@@ -228,7 +256,11 @@ impl Flattener<'_> {
                         format!("document is a plain value ('{s}'), not a mapping; ignored"),
                     ));
                 } else {
-                    self.push(path, s.clone(), *kind, ko, vo)?;
+                    let text = match kind {
+                        ValueKind::Float => self.as_written(n, s),
+                        _ => s.clone(),
+                    };
+                    self.push(path, text, *kind, ko, vo)?;
                 }
             }
             Node::Seq(items) => {

@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use client::{PaymentClient, BREAKER};
 use config::{short_class, Change, LiveFile};
 use flags::{show, Flags, OutageMode};
-use stats::{Epoch, Recorder};
+use stats::{Epoch, Recorder, SeenCalls};
 use summary::ReloadInfo;
 use traffic::Protection;
 
@@ -102,11 +102,17 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
         .map_or(0, |d| d.as_millis() as u64);
     let events = events::EventLog::attach(&cb, epoch, events_file);
     let outage = flags.outage.clone();
+    // Each provider notes the client calls it receives requests for (the summary's count).
+    let (provider_seen, baseline_seen) = (
+        Arc::new(SeenCalls::default()),
+        Arc::new(SeenCalls::default()),
+    );
     let provider = downstream::start(
         epoch,
         outage.clone(),
         flags.slow_window(),
         flags.outage_mode,
+        provider_seen.clone(),
     )
     .await
     .map_err(|e| e.to_string())?;
@@ -118,6 +124,7 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
                 outage.clone(),
                 flags.slow_window(),
                 flags.outage_mode,
+                baseline_seen.clone(),
             )
             .await
             .map_err(|e| e.to_string())?,
@@ -142,10 +149,10 @@ async fn run(flags: Flags, on_actuator: impl FnOnce(String)) -> Result<Value, St
         bad_burst.clone(),
         flags.slow_window(),
     ));
-    let breaker_calls = Arc::new(Recorder::new(seconds));
+    let breaker_calls = Arc::new(Recorder::new(seconds, provider_seen.clone()));
     let baseline_calls = baseline_provider
         .as_ref()
-        .map(|_| Arc::new(Recorder::new(seconds)));
+        .map(|_| Arc::new(Recorder::new(seconds, baseline_seen.clone())));
 
     let reloads = Arc::new(Mutex::new(Vec::new()));
     let name = file_name(&live.path().to_string_lossy());

@@ -21,6 +21,12 @@ use resilience4rs::{
 /// The breaker the client uses: `resilience4j.circuitbreaker.instances.paymentService`.
 pub const BREAKER: &str = "paymentService";
 
+tokio::task_local! {
+    /// The id of the client call running in this task: every HTTP attempt sends it to the
+    /// provider, which counts the calls it sees (`stats::SeenCalls`).
+    pub static CALL_ID: u64;
+}
+
 /// An exchange-rate quote.
 #[derive(Debug, Clone)]
 #[allow(dead_code)] // the demo's callers only look at where a quote came from
@@ -286,13 +292,11 @@ impl PaymentClient {
     async fn fetch(&self, currency: &str) -> Result<Quote, QuoteError> {
         let _in_flight = InFlight::enter(&self.counters);
         let url = format!("{}/quote/{currency}", self.base_url);
-        let response = self
-            .http
-            .get(url)
-            .timeout(self.timeout)
-            .send()
-            .await
-            .map_err(from_reqwest)?;
+        let mut request = self.http.get(url).timeout(self.timeout);
+        if let Ok(id) = CALL_ID.try_with(|id| *id) {
+            request = request.header(super::downstream::CALL_ID_HEADER, id.to_string());
+        }
+        let response = request.send().await.map_err(from_reqwest)?;
         let status = response.status();
         if !status.is_success() {
             return Err(QuoteError::Status(status.as_u16()));

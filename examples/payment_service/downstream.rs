@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use axum::Router;
 
 use super::flags::OutageMode;
-use super::stats::Epoch;
+use super::stats::{Epoch, SeenCalls};
 
 /// The currencies the provider quotes, with a base rate against USD.
 pub const CURRENCIES: [(&str, f64); 4] = [
@@ -37,6 +37,9 @@ pub struct Downstream {
     pub received_in_outage: Arc<AtomicU64>,
 }
 
+/// The header that carries a request's client call id (see [`SeenCalls`]).
+pub const CALL_ID_HEADER: &str = "x-call-id";
+
 #[derive(Clone)]
 struct Shared {
     epoch: Epoch,
@@ -45,15 +48,17 @@ struct Shared {
     mode: OutageMode,
     received: Arc<AtomicU64>,
     received_in_outage: Arc<AtomicU64>,
+    seen: Arc<SeenCalls>,
 }
 
 /// Starts a provider that is down during `outage` and slow during `slow` (measured from
-/// `epoch`).
+/// `epoch`), noting in `seen` the client call of every request.
 pub async fn start(
     epoch: Epoch,
     outage: Range<Duration>,
     slow: Option<Range<Duration>>,
     mode: OutageMode,
+    seen: Arc<SeenCalls>,
 ) -> std::io::Result<Downstream> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
@@ -66,6 +71,7 @@ pub async fn start(
         mode,
         received: received.clone(),
         received_in_outage: received_in_outage.clone(),
+        seen,
     };
     let app = Router::new()
         .route("/quote/{currency}", get(quote))
@@ -82,8 +88,18 @@ pub async fn start(
     })
 }
 
-async fn quote(State(s): State<Shared>, Path(currency): Path<String>) -> (StatusCode, String) {
+async fn quote(
+    State(s): State<Shared>,
+    Path(currency): Path<String>,
+    headers: HeaderMap,
+) -> (StatusCode, String) {
     s.received.fetch_add(1, Ordering::Relaxed);
+    let call = headers
+        .get(CALL_ID_HEADER)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    if let Some(id) = call {
+        s.seen.note(id);
+    }
     let now = s.epoch.elapsed();
     if s.outage.contains(&now) {
         s.received_in_outage.fetch_add(1, Ordering::Relaxed);

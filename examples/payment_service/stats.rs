@@ -1,8 +1,9 @@
 //! What each call did, and the numbers over a set of calls.
 
+use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The start of the run; every time in the output is measured from it.
@@ -46,9 +47,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Whether the call reached the provider.
-    pub fn reached(self) -> bool {
-        !matches!(
+    /// Whether the caller's answer was a rejection (its last attempt never reached the
+    /// provider; an earlier one may have: see [`SeenCalls`]).
+    pub fn rejected(self) -> bool {
+        matches!(
             self,
             Outcome::Stale {
                 short_circuited: true
@@ -59,9 +61,31 @@ impl Outcome {
     }
 }
 
+/// The client calls the provider received at least one request for, as the provider counts
+/// them: every request carries its client call's id (header `x-call-id`, the same on every
+/// retry attempt), and the provider notes each id it sees. A first attempt that timed out
+/// before the breaker opened, or a HALF_OPEN trial call, reached the provider even when the
+/// caller's last answer came from the breaker; counting here keeps them.
+#[derive(Default)]
+pub struct SeenCalls(Mutex<HashSet<u64>>);
+
+impl SeenCalls {
+    /// The provider received a request of call `id`.
+    pub fn note(&self, id: u64) {
+        self.0.lock().unwrap().insert(id);
+    }
+
+    /// Whether the provider received any request of call `id`.
+    pub fn contains(&self, id: u64) -> bool {
+        self.0.lock().unwrap().contains(&id)
+    }
+}
+
 /// One call.
 #[derive(Clone, Copy, Debug)]
 pub struct CallRecord {
+    /// The call's id (what the provider sees in `x-call-id`).
+    pub id: u64,
     /// When it started.
     pub start: Duration,
     /// How long the caller waited.
@@ -74,15 +98,31 @@ pub struct CallRecord {
 pub struct Recorder {
     records: Mutex<Vec<CallRecord>>,
     done_per_second: Vec<AtomicU32>,
+    next_id: AtomicU64,
+    /// What the provider these calls go to has seen.
+    pub seen: Arc<SeenCalls>,
 }
 
 impl Recorder {
-    /// A recorder for a run of `seconds` seconds.
-    pub fn new(seconds: usize) -> Self {
+    /// A recorder for a run of `seconds` seconds whose calls go to a provider that notes
+    /// the calls it sees in `seen`.
+    pub fn new(seconds: usize, seen: Arc<SeenCalls>) -> Self {
         Recorder {
             records: Mutex::new(Vec::new()),
             done_per_second: (0..seconds).map(|_| AtomicU32::new(0)).collect(),
+            next_id: AtomicU64::new(1),
+            seen,
         }
+    }
+
+    /// A fresh call id.
+    pub fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The numbers over the calls that started in `window`.
+    pub fn stats(&self, window: Range<Duration>) -> Stats {
+        Stats::of(&self.started_in(window), &self.seen)
     }
 
     /// Adds a finished call.
@@ -115,9 +155,10 @@ impl Recorder {
 pub struct Stats {
     /// Calls.
     pub calls: usize,
-    /// Calls that reached the provider.
+    /// Calls the provider received at least one request for (counted on its side).
     pub reached: usize,
-    /// Calls the breaker rejected.
+    /// Calls whose last answer was a rejection (the breaker's, the bulkhead's or the rate
+    /// limiter's); an earlier attempt of one of them may have reached the provider.
     pub short_circuited: usize,
     /// Calls answered with the last good value.
     pub fallback: usize,
@@ -132,8 +173,8 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// The numbers over `calls`.
-    pub fn of(calls: &[CallRecord]) -> Stats {
+    /// The numbers over `calls`, `seen` telling which reached the provider.
+    pub fn of(calls: &[CallRecord], seen: &SeenCalls) -> Stats {
         let mut ms: Vec<f64> = calls
             .iter()
             .map(|c| c.latency.as_secs_f64() * 1e3)
@@ -142,8 +183,8 @@ impl Stats {
         let count = |f: fn(Outcome) -> bool| calls.iter().filter(|c| f(c.outcome)).count();
         Stats {
             calls: calls.len(),
-            reached: count(Outcome::reached),
-            short_circuited: count(|o| !o.reached()),
+            reached: calls.iter().filter(|c| seen.contains(c.id)).count(),
+            short_circuited: count(|o| o.rejected()),
             fallback: count(|o| matches!(o, Outcome::Stale { .. })),
             client_errors: count(|o| o == Outcome::ClientError),
             failed: count(|o| matches!(o, Outcome::Failed { .. })),

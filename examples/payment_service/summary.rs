@@ -65,11 +65,8 @@ pub struct Inputs {
 pub fn report(i: &Inputs) -> Value {
     let everything = Duration::ZERO..Duration::MAX;
     let b_all = i.breaker.started_in(everything.clone());
-    let b = Stats::of(&i.breaker.started_in(i.outage.clone()));
-    let n = i
-        .baseline
-        .as_ref()
-        .map(|r| Stats::of(&r.started_in(i.outage.clone())));
+    let b = i.breaker.stats(i.outage.clone());
+    let n = i.baseline.as_ref().map(|r| r.stats(i.outage.clone()));
     let n_all = i.baseline.as_ref().map(|r| r.started_in(everything));
     let transitions = i.events.transitions();
     let opened = transitions.iter().any(|t| t.to == State::Open);
@@ -79,7 +76,7 @@ pub fn report(i: &Inputs) -> Value {
         .map(|t| t.t - i.outage.end);
     let closed_after_recovery = closed_at.is_some() && i.final_state == State::Closed;
     let reduction = n.map(|n| n.mean_ms / b.mean_ms.max(1e-3));
-    let client_errors = Stats::of(&b_all).client_errors;
+    let client_errors = Stats::of(&b_all, &i.breaker.seen).client_errors;
     let ignored = i
         .events
         .ignored

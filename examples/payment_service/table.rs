@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::events::EventLog;
-use super::stats::{ms, Recorder, Stats};
+use super::stats::{ms, Recorder};
 use super::style;
 
 /// Printed once under the header: what the less obvious columns count.
@@ -84,7 +84,7 @@ impl Table {
         } else {
             style::pad("up", 8, style::dim)
         };
-        let b = Stats::of(&self.breaker.started_in(second.clone()));
+        let b = self.breaker.stats(second.clone());
         let mut row = format!(
             "{:>7}  {provider} {} {:>5} {:>7} {:>5} {:>8} {:>4} {:>8} {:>7}",
             format!("{}-{}s", s, s + 1),
@@ -98,7 +98,7 @@ impl Table {
             ms(b.p99_ms),
         );
         if let Some(base) = &self.baseline {
-            let n = Stats::of(&base.started_in(second));
+            let n = base.stats(second);
             row.push_str(&format!(
                 " │ {:>19} {:>8} {:>7}",
                 n.reached,

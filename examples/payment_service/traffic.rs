@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp};
 use tokio::task::JoinSet;
 
-use super::client::{PaymentClient, QuoteError, Served};
+use super::client::{PaymentClient, QuoteError, Served, CALL_ID};
 use super::downstream::CURRENCIES;
 use super::stats::{CallRecord, Epoch, Outcome, Recorder};
 
@@ -109,12 +109,18 @@ pub async fn run(
         tokio::time::sleep_until(epoch.at(a.at).into()).await;
         let (client, recorder, start) = (client.clone(), recorder.clone(), a.at);
         let currency = a.currency.to_string();
+        let id = recorder.next_id();
         calls.spawn(async move {
             let sent = Instant::now();
-            let result = match protection {
-                Protection::Breaker => client.quote(currency).await,
-                Protection::None => client.quote_retry_only(currency).await,
-            };
+            // Every attempt of this call carries its id to the provider.
+            let result = CALL_ID
+                .scope(id, async {
+                    match protection {
+                        Protection::Breaker => client.quote(currency).await,
+                        Protection::None => client.quote_retry_only(currency).await,
+                    }
+                })
+                .await;
             let outcome = match result {
                 Ok(q) if q.served == Served::Live => Outcome::Live,
                 // Shed by the bulkhead or the rate limiter: it never reached the provider
@@ -132,6 +138,7 @@ pub async fn run(
                 },
             };
             recorder.record(CallRecord {
+                id,
                 start,
                 latency: sent.elapsed(),
                 outcome,

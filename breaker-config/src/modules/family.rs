@@ -16,7 +16,7 @@
 //! every `instances` entry, each followed by its registration (event buffer), which copies
 //! the same properties from `configs.default`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::bind::{Block, Bound, Section};
 use crate::error::{ConfigError, Warning};
@@ -71,6 +71,10 @@ pub(crate) trait Module: Schema {
     /// Warnings about a resolved entry that Spring accepts but that will fail or surprise at
     /// run time.
     fn lint(_r: &Self::Resolved, _warnings: &mut Vec<Warning>) {}
+
+    /// Warnings about settings an instance's own block writes that have no effect on the
+    /// instance as resolved (`r`).
+    fn lint_instance(_block: &Block<Self::Id>, _r: &Self::Resolved, _warnings: &mut Vec<Warning>) {}
 }
 
 /// The resolved section of one module.
@@ -195,48 +199,75 @@ impl<'s, M: Module> Sim<'s, M> {
     }
 
     /// `create*Config(props, name)`. `chain` holds the configs being built, outermost first.
+    ///
+    /// Resilience4j recurses once per base; this walks the chain in a loop, copying each
+    /// base's properties into the entry on the way in as Spring does before it recurses, and
+    /// then builds from the innermost base outwards: a chain of any length costs no stack.
     fn create(
         &mut self,
         name: &str,
         entry: Option<&Key>,
         chain: &mut Vec<String>,
     ) -> Result<M::Resolved, Box<ConfigError>> {
-        let block = entry.and_then(|k| self.block(k));
-        if let Some(e) = block.and_then(|b| b.errors.first()) {
-            return Err(Box::new(e.clone()));
-        }
-        let explicit = block.and_then(|b| base_name(b, M::BASE_CONFIG));
-        let (base_key, kind) = if let Some((bn, bound)) = explicit {
-            if !self.sec.configs.contains_key(bn) {
-                return Err(Box::new(unknown_base::<M>(bn, bound, block, self.sec)));
+        let chain_len = chain.len();
+        let r = self.walk(name, entry, chain);
+        chain.truncate(chain_len);
+        r
+    }
+
+    fn walk(
+        &mut self,
+        name: &str,
+        entry: Option<&Key>,
+        chain: &mut Vec<String>,
+    ) -> Result<M::Resolved, Box<ConfigError>> {
+        // The entries on the way down, each with what it builds on.
+        let mut links: Vec<(String, Option<Key>, Base)> = Vec::new();
+        // The configs of `chain`, for a membership test that stays O(1) on a long chain.
+        let mut in_chain: HashSet<String> = chain.iter().cloned().collect();
+        let (mut name, mut entry) = (name.to_string(), entry.cloned());
+        let innermost = loop {
+            let block = entry.as_ref().and_then(|k| self.block(k));
+            if let Some(e) = block.and_then(|b| b.errors.first()) {
+                return Err(Box::new(e.clone()));
             }
-            ((true, bn.to_string()), Base::BaseConfig(bn.to_string()))
-        } else if name != "default" && self.sec.configs.contains_key("default") {
-            ((true, "default".to_string()), Base::DefaultConfig)
-        } else {
-            let mut r = M::library_defaults(name);
-            if let Some(b) = block {
-                let merged = entry.and_then(|k| self.state.get(k)).cloned();
-                r = M::build(r, b, &merged.unwrap_or_default(), &label_of(entry))?;
+            let explicit = block.and_then(|b| base_name(b, M::BASE_CONFIG));
+            let (base_key, kind) = if let Some((bn, bound)) = explicit {
+                if !self.sec.configs.contains_key(bn) {
+                    return Err(Box::new(unknown_base::<M>(bn, bound, block, self.sec)));
+                }
+                ((true, bn.to_string()), Base::BaseConfig(bn.to_string()))
+            } else if name != "default" && self.sec.configs.contains_key("default") {
+                ((true, "default".to_string()), Base::DefaultConfig)
+            } else {
+                let mut r = M::library_defaults(&name);
+                if let Some(b) = block {
+                    let merged = entry.as_ref().and_then(|k| self.state.get(k)).cloned();
+                    r = M::build(r, b, &merged.unwrap_or_default(), &label_of(entry.as_ref()))?;
+                }
+                M::identify(&mut r, &name, Base::LibraryDefaults);
+                break r;
+            };
+            if in_chain.contains(&base_key.1) {
+                return Err(Box::new(cycle::<M>(chain, &base_key.1, explicit, block)));
             }
-            M::identify(&mut r, name, Base::LibraryDefaults);
-            return Ok(r);
+            if let Some(e) = &entry {
+                self.copy(&base_key, e);
+            }
+            chain.push(base_key.1.clone());
+            in_chain.insert(base_key.1.clone());
+            links.push((name, entry, kind));
+            name = base_key.1.clone();
+            entry = Some(base_key);
         };
-        if chain.contains(&base_key.1) {
-            return Err(Box::new(cycle::<M>(chain, &base_key.1, explicit, block)));
+        let mut r = innermost;
+        for (name, entry, kind) in links.into_iter().rev() {
+            if let Some(b) = entry.as_ref().and_then(|k| self.block(k)) {
+                let merged = entry.as_ref().and_then(|k| self.state.get(k)).cloned();
+                r = M::build(r, b, &merged.unwrap_or_default(), &label_of(entry.as_ref()))?;
+            }
+            M::identify(&mut r, &name, kind);
         }
-        if let Some(e) = entry {
-            self.copy(&base_key, e);
-        }
-        chain.push(base_key.1.clone());
-        let base = self.create(&base_key.1.clone(), Some(&base_key), chain);
-        chain.pop();
-        let mut r = base?;
-        if let Some(b) = block {
-            let merged = entry.and_then(|k| self.state.get(k)).cloned();
-            r = M::build(r, b, &merged.unwrap_or_default(), &label_of(entry))?;
-        }
-        M::identify(&mut r, name, kind);
         Ok(r)
     }
 }
@@ -283,16 +314,26 @@ fn cycle<M: Module>(
     let path = block.map_or(String::new(), |b| b.path.clone());
     let (origin, key) = match explicit {
         Some((_, bound)) => (Some(bound.origin.clone()), format!("{path}.baseConfig")),
-        None => (None, path),
+        None => (None, path.clone()),
     };
     ConfigError {
         origin,
         key,
         value: explicit.map(|(n, _)| n.to_string()),
-        message: format!(
-            "Circular reference detected in instance config: {}",
-            names.join(" -> ")
-        ),
+        message: match explicit {
+            Some(_) => format!(
+                "Circular reference detected in instance config: {}",
+                names.join(" -> ")
+            ),
+            // The link that closes the loop is the implicit one: name it, it is not written.
+            None => format!(
+                "Circular reference detected in instance config: {} ({} has no baseConfig, so it builds on {}.configs.default, as every config but default does in Resilience4j's {} Spring layer (the circuit breaker's does not); Resilience4j recurses until a StackOverflowError and the application does not start)",
+                names.join(" -> "),
+                if path.is_empty() { "the entry" } else { path.as_str() },
+                M::PREFIX,
+                M::NOUN
+            ),
+        },
         allowed: format!(
             "a baseConfig chain that does not lead back to itself (a config without baseConfig builds on {}.configs.default)",
             M::PREFIX

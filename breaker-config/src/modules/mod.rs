@@ -13,6 +13,7 @@ mod java_order;
 mod ratelimiter;
 mod registries;
 mod retry;
+mod retry_notes;
 mod threadpool;
 mod timelimiter;
 mod to_core;
@@ -158,6 +159,11 @@ fn resolve_module<M: Module>(
         .chain(resolved.default_config.as_ref().ok())
     {
         M::lint(r, &mut found);
+    }
+    for (name, r) in &resolved.instances {
+        if let Some(b) = section.instances.get(name) {
+            M::lint_instance(b, r, &mut found);
+        }
     }
     for w in found {
         if !warnings.contains(&w) {

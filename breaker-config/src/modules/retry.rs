@@ -430,6 +430,12 @@ impl Module for Retry {
         ));
     }
 
+    /// The backoff settings of an instance block without `waitDuration` shape nothing for it
+    /// (see [`super::retry_notes::flags_without_wait`]).
+    fn lint_instance(block: &Block<RetryKey>, r: &ResolvedRetry, warnings: &mut Vec<Warning>) {
+        super::retry_notes::flags_without_wait(block, r, warnings);
+    }
+
     fn finish(
         r: &mut ResolvedRetry,
         _registered: &Merged<RetryKey>,

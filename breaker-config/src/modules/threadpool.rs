@@ -59,11 +59,14 @@ pub struct ResolvedThreadPoolBulkhead {
     pub event_consumer_buffer_size: Setting<i32>,
 }
 
-/// `Runtime.availableProcessors()`.
+/// `Runtime.availableProcessors()`, read once per process.
 pub(crate) fn available_processors() -> i32 {
-    std::thread::available_parallelism()
-        .map(|n| i32::try_from(n.get()).unwrap_or(i32::MAX))
-        .unwrap_or(1)
+    static CPUS: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| i32::try_from(n.get()).unwrap_or(i32::MAX))
+            .unwrap_or(1)
+    })
 }
 
 impl ResolvedThreadPoolBulkhead {
@@ -222,7 +225,16 @@ impl Module for ThreadPoolBulkhead {
                 // Below the core size: point at the size this block set.
                 _ => match (max_size, core_size) {
                     (None, Some((b, _))) => {
-                        let allowed = format!("at most maxThreadPoolSize ({})", r.max_threads());
+                        let allowed = match r.max_thread_pool_size.value {
+                            Some(max) => format!(
+                                "at most maxThreadPoolSize ({max}, set in {})",
+                                r.max_thread_pool_size.source
+                            ),
+                            None => format!(
+                                "at most maxThreadPoolSize, which is not set and defaults to the CPU count: {} (Runtime.availableProcessors() on this machine); set maxThreadPoolSize to allow a larger core size",
+                                available_processors()
+                            ),
+                        };
                         let message = e.message().to_string();
                         return build_error(
                             &block.path,

@@ -15,11 +15,16 @@ pub const DEFAULT_QUEUE_CAPACITY: u32 = 100;
 /// `DEFAULT_KEEP_ALIVE_DURATION`: 20 ms.
 pub const DEFAULT_KEEP_ALIVE_DURATION: Duration = Duration::from_millis(20);
 
-/// The number of CPUs Java's `Runtime.availableProcessors()` would report (at least 1).
+/// The number of CPUs Java's `Runtime.availableProcessors()` would report (at least 1),
+/// read once per process (the OS query reads cgroup files: a long `baseConfig` chain builds
+/// a config per link).
 fn available_processors() -> u32 {
-    std::thread::available_parallelism()
-        .map(|n| n.get() as u32)
-        .unwrap_or(1)
+    static CPUS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1)
+    })
 }
 
 /// The configuration of one thread-pool bulkhead: Resilience4j's `ThreadPoolBulkheadConfig`.
