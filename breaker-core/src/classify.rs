@@ -5,11 +5,19 @@
 //! Java matches exceptions by class; Rust errors have no class hierarchy. An [`ErrorCatalog`]
 //! says which of the application's errors answer to which (Java) names, so the lists of a
 //! Spring file (`recordExceptions: [java.io.IOException]`) bind to Rust error values.
+//!
+//! A registered error keeps its names wherever it travels: the catalog finds it inside the
+//! library's own error wrappers and, for types registered with
+//! [`ErrorCatalog::register_error`], inside tower's `BoxError` and in the `source()` chain of
+//! other errors.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
+
+use crate::error_chain::{self, Kind, Subject};
 
 /// What a finished call counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,12 +33,55 @@ pub enum Outcome {
 /// A type-erased test on an error or result value.
 pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
 
+/// A test on one link of an error chain (`Box<dyn Error>` content or a `source()`).
+type LinkPredicate = Arc<dyn Fn(&(dyn Error + 'static)) -> bool + Send + Sync>;
+
+/// One matcher of a name: on the value itself, and (for error types) on a chain link.
+#[derive(Clone)]
+struct Matcher {
+    value: AnyPredicate,
+    link: Option<LinkPredicate>,
+}
+
+impl Matcher {
+    #[inline]
+    fn test(&self, subject: &Subject<'_>) -> bool {
+        match subject {
+            Subject::Value(v) => (self.value)(*v),
+            Subject::Link(e) => self.link.as_ref().is_some_and(|p| p(*e)),
+        }
+    }
+}
+
 /// Which application errors answer to which names (Java class names such as
 /// `java.io.IOException`, or any name the application chooses).
 ///
 /// Cheap to clone. Register one or more matchers per name; an error matches a name when any
 /// of that name's matchers accepts it, the way a Java exception matches every class it is
 /// assignable to.
+///
+/// # Where a registered error is found
+///
+/// - **the value itself** (`CircuitBreaker::call` on a `Result<T, E>`), and the library's
+///   own wrappers around it one level deep (`CallError<E>`, `RetryError<E>`,
+///   `TimeLimiterError<E>`, `BulkheadError<E>`, `RateLimiterError<E>`: their `Inner`);
+/// - for a type registered with [`register_error`](Self::register_error) or
+///   [`register_error_type`](Self::register_error_type) (any `std::error::Error`), also
+///   **boxed** (`Box<dyn Error + Send + Sync>`, tower's `BoxError`, as every layer of a
+///   tower stack but the innermost sees it; `Box<dyn Error + Send>`, `Box<dyn Error>`,
+///   `Arc<dyn Error + Send + Sync>`) and **as the `source()` of an error the catalog does not
+///   know** (tower's `Elapsed` or buffer errors, `CallError`, `StackError`, an
+///   `anyhow`-style wrapper), at any depth up to 32 links.
+///
+/// The first error on that path whose *type* the catalog knows (any registration, any
+/// name) is the one the names are matched against, as Java matches the class of the thrown
+/// exception: a known error type that wraps another is judged as itself, never by its
+/// source. Rust can look into a `Box<dyn Error>` only for a type known to implement
+/// `Error`, so [`register`](Self::register) (any `'static` type, errors or not) sees the
+/// value and the library's typed wrappers only.
+///
+/// Matching allocates nothing: a lookup compares type ids, then runs the matchers of the
+/// listed names.
 ///
 /// ```
 /// use breaker_core::ErrorCatalog;
@@ -45,7 +96,9 @@ pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
 /// ```
 #[derive(Clone, Default)]
 pub struct ErrorCatalog {
-    by_name: Arc<HashMap<String, Vec<AnyPredicate>>>,
+    by_name: Arc<HashMap<String, Vec<Matcher>>>,
+    /// Every registered type, once.
+    kinds: Arc<Vec<Kind>>,
 }
 
 impl ErrorCatalog {
@@ -54,24 +107,80 @@ impl ErrorCatalog {
         Self::default()
     }
 
-    /// Adds a matcher: errors of type `E` for which `matches` returns true answer to `name`.
+    /// Adds a matcher: values of type `E` for which `matches` returns true answer to `name`.
+    ///
+    /// `E` is any `'static` type, found as the value itself or inside the library's typed
+    /// wrappers. For an error type (one implementing `std::error::Error`) prefer
+    /// [`register_error`](Self::register_error), which also finds it boxed and as a source.
     pub fn register<E: Any>(
-        mut self,
+        self,
         name: impl Into<String>,
         matches: impl Fn(&E) -> bool + Send + Sync + 'static,
     ) -> Self {
-        let pred: AnyPredicate =
+        let value: AnyPredicate =
             Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
-        Arc::make_mut(&mut self.by_name)
-            .entry(name.into())
-            .or_default()
-            .push(pred);
-        self
+        self.add(name.into(), Kind::value::<E>(), Matcher { value, link: None })
     }
 
-    /// Every error of type `E` answers to `name`.
+    /// Every value of type `E` answers to `name` (see [`register`](Self::register)).
     pub fn register_type<E: Any>(self, name: impl Into<String>) -> Self {
         self.register(name, |_: &E| true)
+    }
+
+    /// Adds a matcher for an error type: errors of type `E` for which `matches` returns true
+    /// answer to `name`, wherever they travel: the value itself, the library's wrappers,
+    /// boxed (tower's `BoxError`), or as the `source()` of an error the catalog does not
+    /// know (see the [type docs](ErrorCatalog#where-a-registered-error-is-found)).
+    ///
+    /// ```
+    /// use breaker_core::ErrorCatalog;
+    /// #[derive(Debug)]
+    /// struct NotFound;
+    /// impl std::fmt::Display for NotFound {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("404") }
+    /// }
+    /// impl std::error::Error for NotFound {}
+    /// let catalog = ErrorCatalog::new().register_error_type::<NotFound>("com.example.NotFound");
+    /// let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(NotFound);
+    /// assert!(catalog.matches_any(&["com.example.NotFound".into()], &boxed));
+    /// ```
+    pub fn register_error<E: Error + 'static>(
+        self,
+        name: impl Into<String>,
+        matches: impl Fn(&E) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        let matches = Arc::new(matches);
+        let m = Arc::clone(&matches);
+        let value: AnyPredicate =
+            Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(|e| m(e)));
+        let link: LinkPredicate = Arc::new(move |e: &(dyn Error + 'static)| {
+            e.downcast_ref::<E>().is_some_and(|e| matches(e))
+        });
+        let matcher = Matcher {
+            value,
+            link: Some(link),
+        };
+        self.add(name.into(), Kind::error::<E>(), matcher)
+    }
+
+    /// Every error of type `E` answers to `name`, wherever it travels (see
+    /// [`register_error`](Self::register_error)).
+    pub fn register_error_type<E: Error + 'static>(self, name: impl Into<String>) -> Self {
+        self.register_error(name, |_: &E| true)
+    }
+
+    fn add(mut self, name: String, kind: Kind, matcher: Matcher) -> Self {
+        Arc::make_mut(&mut self.by_name)
+            .entry(name)
+            .or_default()
+            .push(matcher);
+        let kinds = Arc::make_mut(&mut self.kinds);
+        match kinds.iter_mut().find(|k| k.id == kind.id) {
+            // An error registration of a type also seen as a plain value adds the link view.
+            Some(known) => known.merge(kind),
+            None => kinds.push(kind),
+        }
+        self
     }
 
     /// Claims `name` for no error at all: for a Java-only exception in a Spring file
@@ -97,12 +206,26 @@ impl ErrorCatalog {
         v
     }
 
-    /// Whether `error` answers to any of `names`.
+    /// Whether the catalog has a registration for the type `E` (under any name).
+    pub fn knows_type<E: Any>(&self) -> bool {
+        let id = TypeId::of::<E>();
+        self.kinds.iter().any(|k| k.id == id)
+    }
+
+    /// Whether `error` answers to any of `names`: the first error the catalog knows on the
+    /// path described in the [type docs](ErrorCatalog#where-a-registered-error-is-found)
+    /// is matched; `false` when there is none.
     pub fn matches_any(&self, names: &[String], error: &dyn Any) -> bool {
+        if names.is_empty() || self.kinds.is_empty() {
+            return false;
+        }
+        let Some(subject) = error_chain::subject(&self.kinds, error) else {
+            return false;
+        };
         names.iter().any(|n| {
             self.by_name
                 .get(n)
-                .is_some_and(|preds| preds.iter().any(|p| p(error)))
+                .is_some_and(|ms| ms.iter().any(|m| m.test(&subject)))
         })
     }
 }

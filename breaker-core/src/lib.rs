@@ -101,6 +101,7 @@ mod classify;
 mod clock;
 mod config;
 mod error;
+mod error_chain;
 mod events;
 mod fast_window;
 mod instance;
