@@ -17,7 +17,7 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error_chain::{self, Kind, Subject};
+use crate::error_chain::{self, Kind};
 
 /// What a finished call counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,26 +32,6 @@ pub enum Outcome {
 
 /// A type-erased test on an error or result value.
 pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
-
-/// A test on one link of an error chain (`Box<dyn Error>` content or a `source()`).
-type LinkPredicate = Arc<dyn Fn(&(dyn Error + 'static)) -> bool + Send + Sync>;
-
-/// One matcher of a name: on the value itself, and (for error types) on a chain link.
-#[derive(Clone)]
-struct Matcher {
-    value: AnyPredicate,
-    link: Option<LinkPredicate>,
-}
-
-impl Matcher {
-    #[inline]
-    fn test(&self, subject: &Subject<'_>) -> bool {
-        match subject {
-            Subject::Value(v) => (self.value)(*v),
-            Subject::Link(e) => self.link.as_ref().is_some_and(|p| p(*e)),
-        }
-    }
-}
 
 /// Which application errors answer to which names (Java class names such as
 /// `java.io.IOException`, or any name the application chooses).
@@ -77,8 +57,9 @@ impl Matcher {
 /// name) is the one the names are matched against, as Java matches the class of the thrown
 /// exception: a known error type that wraps another is judged as itself, never by its
 /// source. Rust can look into a `Box<dyn Error>` only for a type known to implement
-/// `Error`, so [`register`](Self::register) (any `'static` type, errors or not) sees the
-/// value and the library's typed wrappers only.
+/// `Error`, so a type registered only with [`register`](Self::register) (any `'static` type,
+/// errors or not) is found as the value and in the library's typed wrappers only; once the
+/// type is also registered with `register_error`, every matcher of it applies everywhere.
 ///
 /// Matching allocates nothing: a lookup compares type ids, then runs the matchers of the
 /// listed names.
@@ -96,7 +77,7 @@ impl Matcher {
 /// ```
 #[derive(Clone, Default)]
 pub struct ErrorCatalog {
-    by_name: Arc<HashMap<String, Vec<Matcher>>>,
+    by_name: Arc<HashMap<String, Vec<AnyPredicate>>>,
     /// Every registered type, once.
     kinds: Arc<Vec<Kind>>,
 }
@@ -119,7 +100,7 @@ impl ErrorCatalog {
     ) -> Self {
         let value: AnyPredicate =
             Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
-        self.add(name.into(), Kind::value::<E>(), Matcher { value, link: None })
+        self.add(name.into(), Kind::value::<E>(), value)
     }
 
     /// Every value of type `E` answers to `name` (see [`register`](Self::register)).
@@ -149,18 +130,9 @@ impl ErrorCatalog {
         name: impl Into<String>,
         matches: impl Fn(&E) -> bool + Send + Sync + 'static,
     ) -> Self {
-        let matches = Arc::new(matches);
-        let m = Arc::clone(&matches);
         let value: AnyPredicate =
-            Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(|e| m(e)));
-        let link: LinkPredicate = Arc::new(move |e: &(dyn Error + 'static)| {
-            e.downcast_ref::<E>().is_some_and(|e| matches(e))
-        });
-        let matcher = Matcher {
-            value,
-            link: Some(link),
-        };
-        self.add(name.into(), Kind::error::<E>(), matcher)
+            Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
+        self.add(name.into(), Kind::error::<E>(), value)
     }
 
     /// Every error of type `E` answers to `name`, wherever it travels (see
@@ -169,14 +141,15 @@ impl ErrorCatalog {
         self.register_error(name, |_: &E| true)
     }
 
-    fn add(mut self, name: String, kind: Kind, matcher: Matcher) -> Self {
+    fn add(mut self, name: String, kind: Kind, matcher: AnyPredicate) -> Self {
         Arc::make_mut(&mut self.by_name)
             .entry(name)
             .or_default()
             .push(matcher);
         let kinds = Arc::make_mut(&mut self.kinds);
         match kinds.iter_mut().find(|k| k.id == kind.id) {
-            // An error registration of a type also seen as a plain value adds the link view.
+            // An error registration of a type registered as a plain value too lets every
+            // matcher of that type see it in a chain.
             Some(known) => known.merge(kind),
             None => kinds.push(kind),
         }
@@ -225,7 +198,7 @@ impl ErrorCatalog {
         names.iter().any(|n| {
             self.by_name
                 .get(n)
-                .is_some_and(|ms| ms.iter().any(|m| m.test(&subject)))
+                .is_some_and(|ms| ms.iter().any(|m| m(subject)))
         })
     }
 }

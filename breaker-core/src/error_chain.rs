@@ -23,8 +23,8 @@ pub(crate) const MAX_LINKS: usize = 32;
 #[derive(Clone)]
 pub(crate) struct Kind {
     pub(crate) id: TypeId,
-    /// Whether a chain link is of this type (error types only).
-    link: Option<fn(&(dyn Error + 'static)) -> bool>,
+    /// A chain link as this type, if it is one (error types only).
+    link: Option<for<'e> fn(&'e (dyn Error + 'static)) -> Option<&'e dyn Any>>,
     /// What the library's typed wrappers of this type hold (`CallError<E>::Inner`, ...).
     unwrap: fn(&dyn Any) -> Option<&dyn Any>,
 }
@@ -42,7 +42,7 @@ impl Kind {
     /// A type registered with `register_error` / `register_error_type`.
     pub(crate) fn error<E: Error + 'static>() -> Kind {
         Kind {
-            link: Some(|e| e.is::<E>()),
+            link: Some(|e| e.downcast_ref::<E>().map(|e| e as &dyn Any)),
             ..Kind::value::<E>()
         }
     }
@@ -55,29 +55,18 @@ impl Kind {
     }
 }
 
-/// What the names are matched against.
-pub(crate) enum Subject<'a> {
-    /// A value of a registered type.
-    Value(&'a dyn Any),
-    /// A link of an error chain whose type is registered as an error.
-    Link(&'a (dyn Error + 'static)),
-}
-
-/// The first error of a registered type on `value`'s path: the value itself, the content of
+/// The first value of a registered type on `value`'s path: the value itself, the content of
 /// a library wrapper, or the first known link of the chain of a boxed error.
 #[inline]
-pub(crate) fn subject<'a>(kinds: &[Kind], value: &'a dyn Any) -> Option<Subject<'a>> {
+pub(crate) fn subject<'a>(kinds: &[Kind], value: &'a dyn Any) -> Option<&'a dyn Any> {
     let id = <dyn Any>::type_id(value);
     if kinds.iter().any(|k| k.id == id) {
-        return Some(Subject::Value(value));
+        return Some(value);
     }
     if let Some(error) = dyn_error(value) {
         return first_known_link(kinds, error);
     }
-    kinds
-        .iter()
-        .find_map(|k| (k.unwrap)(value))
-        .map(Subject::Value)
+    kinds.iter().find_map(|k| (k.unwrap)(value))
 }
 
 /// The error inside a boxed or shared `dyn Error`.
@@ -100,11 +89,11 @@ fn dyn_error(value: &dyn Any) -> Option<&(dyn Error + 'static)> {
 
 /// The first link of `error`'s chain (itself, then its sources) whose type is registered as
 /// an error; links of unknown types (wrappers) are looked through.
-fn first_known_link<'a>(kinds: &[Kind], error: &'a (dyn Error + 'static)) -> Option<Subject<'a>> {
+fn first_known_link<'a>(kinds: &[Kind], error: &'a (dyn Error + 'static)) -> Option<&'a dyn Any> {
     let mut link = error;
     for _ in 0..MAX_LINKS {
-        if kinds.iter().any(|k| k.link.is_some_and(|is| is(link))) {
-            return Some(Subject::Link(link));
+        if let Some(known) = kinds.iter().find_map(|k| k.link.and_then(|view| view(link))) {
+            return Some(known);
         }
         link = link.source()?;
     }
