@@ -47,8 +47,8 @@ const ASK_NOT_FOUND: u32 = 1;
 
 fn catalog() -> ErrorCatalog {
     ErrorCatalog::new()
-        .register(SERVER, |e: &ApiError| *e == ApiError::Server)
-        .register(NOT_FOUND, |e: &ApiError| *e == ApiError::NotFound)
+        .register_error(SERVER, |e: &ApiError| *e == ApiError::Server)
+        .register_error(NOT_FOUND, |e: &ApiError| *e == ApiError::NotFound)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
