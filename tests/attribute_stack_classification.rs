@@ -192,7 +192,11 @@ async fn retried_ignored_and_recorded_names_match_in_every_nesting_of_the_attrib
             .retry("retried")
             .metrics()
             .number_of_failed_calls_with_retry_attempt;
-        assert_eq!(retried(ASK_SERVER).await, Err(ApiError::Server), "{order:?}");
+        assert_eq!(
+            retried(ASK_SERVER).await,
+            Err(ApiError::Server),
+            "{order:?}"
+        );
         assert_eq!(RETRIED.load(Ordering::SeqCst) - before, 3, "{order:?}");
         let failed = retries
             .retry("retried")

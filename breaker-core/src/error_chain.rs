@@ -92,7 +92,10 @@ fn dyn_error(value: &dyn Any) -> Option<&(dyn Error + 'static)> {
 fn first_known_link<'a>(kinds: &[Kind], error: &'a (dyn Error + 'static)) -> Option<&'a dyn Any> {
     let mut link = error;
     for _ in 0..MAX_LINKS {
-        if let Some(known) = kinds.iter().find_map(|k| k.link.and_then(|view| view(link))) {
+        if let Some(known) = kinds
+            .iter()
+            .find_map(|k| k.link.and_then(|view| view(link)))
+        {
             return Some(known);
         }
         link = link.source()?;

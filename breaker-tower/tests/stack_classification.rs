@@ -170,7 +170,11 @@ fn retry_config(ignore: bool) -> RetryConfig {
         .wait_duration(Duration::from_millis(10))
         .retry_exceptions([SERVER])
         .error_catalog(catalog());
-    let b = if ignore { b.ignore_exceptions([NOT_FOUND]) } else { b };
+    let b = if ignore {
+        b.ignore_exceptions([NOT_FOUND])
+    } else {
+        b
+    };
     b.build().unwrap()
 }
 
@@ -179,8 +183,7 @@ async fn retried_ignored_and_recorded_names_match_in_every_order_of_the_five_lay
     let orders = permutations();
     assert_eq!(orders.len(), 120);
     for order in orders {
-        let breaker_inside_retry =
-            position(&order, L::CircuitBreaker) > position(&order, L::Retry);
+        let breaker_inside_retry = position(&order, L::CircuitBreaker) > position(&order, L::Retry);
         let per_attempt = if breaker_inside_retry { 3 } else { 1 };
 
         // retryExceptions [ServerError]: one ServerError is tried 3 times.
@@ -224,7 +227,9 @@ async fn retried_ignored_and_recorded_names_match_in_every_order_of_the_five_lay
         }
         assert_eq!(calls.load(Ordering::SeqCst), 4, "{order:?}");
         assert_eq!(
-            i.retry.metrics().number_of_failed_calls_without_retry_attempt,
+            i.retry
+                .metrics()
+                .number_of_failed_calls_without_retry_attempt,
             4,
             "{order:?}"
         );
