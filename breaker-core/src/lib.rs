@@ -125,6 +125,7 @@ mod throwable;
 pub mod timelimiter;
 #[cfg(feature = "tokio")]
 mod timer;
+mod timer_thread;
 pub mod trace;
 mod window;
 
