@@ -12,10 +12,12 @@ use std::time::Duration;
 
 use breaker_core::retry::{Retry, RetryConfig, RetryError};
 use breaker_core::timelimiter::{TimeLimiter, TimeLimiterConfig, TimeLimiterError};
-use breaker_core::{Clock, CircuitBreaker, CircuitBreakerConfig, EventKind, State, SystemClock};
+use breaker_core::{CircuitBreaker, CircuitBreakerConfig, Clock, EventKind, State, SystemClock};
 
 fn runtime_without_timers() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -79,7 +81,11 @@ fn the_automatic_transition_fires_on_its_own() {
         // Nothing touches the breaker from here on: only its timer can move it.
         let clock = SystemClock::new();
         for _ in 0..1000 {
-            if seen.lock().unwrap().contains(&(State::Open, State::HalfOpen)) {
+            if seen
+                .lock()
+                .unwrap()
+                .contains(&(State::Open, State::HalfOpen))
+            {
                 return true;
             }
             clock.sleep(Duration::from_millis(10)).await;
