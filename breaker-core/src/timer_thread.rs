@@ -153,10 +153,18 @@ impl Drop for ThreadSleep {
     }
 }
 
-/// How many waits are registered with the timer thread (tests).
+/// The key a wait is registered under, once it is (tests).
 #[cfg(test)]
-pub(crate) fn pending() -> usize {
-    lock(timer()).waiting.len()
+impl ThreadSleep {
+    pub(crate) fn key(&self) -> Option<(Instant, u64)> {
+        self.id.map(|id| (self.deadline, id))
+    }
+}
+
+/// Whether a wait with this key is registered with the timer thread (tests).
+#[cfg(test)]
+pub(crate) fn registered(key: (Instant, u64)) -> bool {
+    lock(timer()).waiting.contains_key(&key)
 }
 
 #[cfg(all(test, not(loom)))]
