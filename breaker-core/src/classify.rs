@@ -11,7 +11,7 @@
 //! [`ErrorCatalog::register_error`], inside tower's `BoxError` and in the `source()` chain of
 //! other errors.
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::collections::HashMap;
 use std::error::Error;
 use std::fmt;
@@ -177,12 +177,6 @@ impl ErrorCatalog {
         let mut v: Vec<&str> = self.by_name.keys().map(String::as_str).collect();
         v.sort_unstable();
         v
-    }
-
-    /// Whether the catalog has a registration for the type `E` (under any name).
-    pub fn knows_type<E: Any>(&self) -> bool {
-        let id = TypeId::of::<E>();
-        self.kinds.iter().any(|k| k.id == id)
     }
 
     /// Whether `error` answers to any of `names`: the first error the catalog knows on the

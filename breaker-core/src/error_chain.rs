@@ -19,12 +19,15 @@ use crate::timelimiter::TimeLimiterError;
 /// links; the bound keeps a pathological chain from costing more).
 pub(crate) const MAX_LINKS: usize = 32;
 
+/// A chain link seen as a registered type, if it is one.
+type LinkView = for<'e> fn(&'e (dyn Error + 'static)) -> Option<&'e dyn Any>;
+
 /// A type the catalog has a registration for.
 #[derive(Clone)]
 pub(crate) struct Kind {
     pub(crate) id: TypeId,
     /// A chain link as this type, if it is one (error types only).
-    link: Option<for<'e> fn(&'e (dyn Error + 'static)) -> Option<&'e dyn Any>>,
+    link: Option<LinkView>,
     /// What the library's typed wrappers of this type hold (`CallError<E>::Inner`, ...).
     unwrap: fn(&dyn Any) -> Option<&dyn Any>,
 }

@@ -154,7 +154,7 @@ impl Drop for ThreadSleep {
 }
 
 /// The key a wait is registered under, once it is (tests).
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 impl ThreadSleep {
     pub(crate) fn key(&self) -> Option<(Instant, u64)> {
         self.id.map(|id| (self.deadline, id))
@@ -162,7 +162,7 @@ impl ThreadSleep {
 }
 
 /// Whether a wait with this key is registered with the timer thread (tests).
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 pub(crate) fn registered(key: (Instant, u64)) -> bool {
     lock(timer()).waiting.contains_key(&key)
 }

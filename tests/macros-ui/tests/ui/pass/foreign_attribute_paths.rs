@@ -71,10 +71,12 @@ fn main() {
         assert_eq!(guarded(0).await, Err(SvcError));
         assert_eq!(by_facade_path(4).await, Ok(4));
     });
-    // Resilience4j's default maxAttempts is 3: one retry layer, not two.
+    // Resilience4j's default maxAttempts is 3: one retry layer, not two (a second would make
+    // 3 x 3 attempts); numberOfTotalCalls counts each attempt: 1 + 3.
     let r = resilience4rs::global_modules().retry.retry("ui-foreign").metrics();
     assert_eq!(r.number_of_failed_calls_with_retry_attempt, 1);
-    assert_eq!(r.number_of_total_calls, 2);
+    assert_eq!(r.number_of_successful_calls_without_retry_attempt, 1);
+    assert_eq!(r.number_of_total_calls, 4);
     // The breaker alone: no bulkhead of that name was made.
     let m = resilience4rs::global().circuit_breaker("ui-foreign").metrics();
     assert_eq!((m.number_of_successful_calls, m.number_of_failed_calls), (1, 1));
