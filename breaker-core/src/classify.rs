@@ -17,7 +17,7 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error_chain::{self, Kind};
+use crate::error_chain::{Kind, Kinds};
 
 /// What a finished call counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,8 +61,9 @@ pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
 /// errors or not) is found as the value and in the library's typed wrappers only; once the
 /// type is also registered with `register_error`, every matcher of it applies everywhere.
 ///
-/// Matching allocates nothing: a lookup compares type ids, then runs the matchers of the
-/// listed names.
+/// Matching allocates nothing: one binary search over type ids says what the value is (a
+/// registered type, a library wrapper of one, or neither), then the matchers of the listed
+/// names run; only a boxed error's chain is walked.
 ///
 /// ```
 /// use breaker_core::ErrorCatalog;
@@ -79,7 +80,7 @@ pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
 pub struct ErrorCatalog {
     by_name: Arc<HashMap<String, Vec<AnyPredicate>>>,
     /// Every registered type, once.
-    kinds: Arc<Vec<Kind>>,
+    kinds: Arc<Kinds>,
 }
 
 impl ErrorCatalog {
@@ -146,13 +147,7 @@ impl ErrorCatalog {
             .entry(name)
             .or_default()
             .push(matcher);
-        let kinds = Arc::make_mut(&mut self.kinds);
-        match kinds.iter_mut().find(|k| k.id == kind.id) {
-            // An error registration of a type registered as a plain value too lets every
-            // matcher of that type see it in a chain.
-            Some(known) => known.merge(kind),
-            None => kinds.push(kind),
-        }
+        Arc::make_mut(&mut self.kinds).add(kind);
         self
     }
 
@@ -186,7 +181,7 @@ impl ErrorCatalog {
         if names.is_empty() || self.kinds.is_empty() {
             return false;
         }
-        let Some(subject) = error_chain::subject(&self.kinds, error) else {
+        let Some(subject) = self.kinds.subject(error) else {
             return false;
         };
         names.iter().any(|n| {
