@@ -116,6 +116,10 @@ impl Kinds {
     #[inline]
     pub(crate) fn subject<'a>(&self, value: &'a dyn Any) -> Option<&'a dyn Any> {
         let id = <dyn Any>::type_id(value);
+        // The common case first: the value's own type is registered (a few comparisons).
+        if self.kinds.iter().any(|k| k.id == id) {
+            return Some(value);
+        }
         if let Ok(i) = self.index.binary_search_by_key(&id, |&(id, _)| id) {
             return match self.index[i].1 {
                 Role::Known => Some(value),
