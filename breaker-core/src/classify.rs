@@ -5,11 +5,19 @@
 //! Java matches exceptions by class; Rust errors have no class hierarchy. An [`ErrorCatalog`]
 //! says which of the application's errors answer to which (Java) names, so the lists of a
 //! Spring file (`recordExceptions: [java.io.IOException]`) bind to Rust error values.
+//!
+//! A registered error keeps its names wherever it travels: the catalog finds it inside the
+//! library's own error wrappers and, for types registered with
+//! [`ErrorCatalog::register_error`], inside tower's `BoxError` and in the `source()` chain of
+//! other errors.
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
+
+use crate::error_chain::{Kind, Kinds};
 
 /// What a finished call counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,6 +40,31 @@ pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
 /// of that name's matchers accepts it, the way a Java exception matches every class it is
 /// assignable to.
 ///
+/// # Where a registered error is found
+///
+/// - **the value itself** (`CircuitBreaker::call` on a `Result<T, E>`), and the library's
+///   own wrappers around it one level deep (`CallError<E>`, `RetryError<E>`,
+///   `TimeLimiterError<E>`, `BulkheadError<E>`, `RateLimiterError<E>`: their `Inner`);
+/// - for a type registered with [`register_error`](Self::register_error) or
+///   [`register_error_type`](Self::register_error_type) (any `std::error::Error`), also
+///   **boxed** (`Box<dyn Error + Send + Sync>`, tower's `BoxError`, as every layer of a
+///   tower stack but the innermost sees it; `Box<dyn Error + Send>`, `Box<dyn Error>`,
+///   `Arc<dyn Error + Send + Sync>`) and **as the `source()` of an error the catalog does not
+///   know** (tower's `Elapsed` or buffer errors, `CallError`, `StackError`, an
+///   `anyhow`-style wrapper), at any depth up to 32 links.
+///
+/// The first error on that path whose *type* the catalog knows (any registration, any
+/// name) is the one the names are matched against, as Java matches the class of the thrown
+/// exception: a known error type that wraps another is judged as itself, never by its
+/// source. Rust can look into a `Box<dyn Error>` only for a type known to implement
+/// `Error`, so a type registered only with [`register`](Self::register) (any `'static` type,
+/// errors or not) is found as the value and in the library's typed wrappers only; once the
+/// type is also registered with `register_error`, every matcher of it applies everywhere.
+///
+/// Matching allocates nothing: one binary search over type ids says what the value is (a
+/// registered type, a library wrapper of one, or neither), then the matchers of the listed
+/// names run; only a boxed error's chain is walked.
+///
 /// ```
 /// use breaker_core::ErrorCatalog;
 /// #[derive(Debug)]
@@ -46,6 +79,8 @@ pub(crate) type AnyPredicate = Arc<dyn Fn(&dyn Any) -> bool + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct ErrorCatalog {
     by_name: Arc<HashMap<String, Vec<AnyPredicate>>>,
+    /// Every registered type, once.
+    kinds: Arc<Kinds>,
 }
 
 impl ErrorCatalog {
@@ -54,24 +89,66 @@ impl ErrorCatalog {
         Self::default()
     }
 
-    /// Adds a matcher: errors of type `E` for which `matches` returns true answer to `name`.
+    /// Adds a matcher: values of type `E` for which `matches` returns true answer to `name`.
+    ///
+    /// `E` is any `'static` type, found as the value itself or inside the library's typed
+    /// wrappers. For an error type (one implementing `std::error::Error`) prefer
+    /// [`register_error`](Self::register_error), which also finds it boxed and as a source.
     pub fn register<E: Any>(
-        mut self,
+        self,
         name: impl Into<String>,
         matches: impl Fn(&E) -> bool + Send + Sync + 'static,
     ) -> Self {
-        let pred: AnyPredicate =
+        let value: AnyPredicate =
             Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
-        Arc::make_mut(&mut self.by_name)
-            .entry(name.into())
-            .or_default()
-            .push(pred);
-        self
+        self.add(name.into(), Kind::value::<E>(), value)
     }
 
-    /// Every error of type `E` answers to `name`.
+    /// Every value of type `E` answers to `name` (see [`register`](Self::register)).
     pub fn register_type<E: Any>(self, name: impl Into<String>) -> Self {
         self.register(name, |_: &E| true)
+    }
+
+    /// Adds a matcher for an error type: errors of type `E` for which `matches` returns true
+    /// answer to `name`, wherever they travel: the value itself, the library's wrappers,
+    /// boxed (tower's `BoxError`), or as the `source()` of an error the catalog does not
+    /// know (see the [type docs](ErrorCatalog#where-a-registered-error-is-found)).
+    ///
+    /// ```
+    /// use breaker_core::ErrorCatalog;
+    /// #[derive(Debug)]
+    /// struct NotFound;
+    /// impl std::fmt::Display for NotFound {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("404") }
+    /// }
+    /// impl std::error::Error for NotFound {}
+    /// let catalog = ErrorCatalog::new().register_error_type::<NotFound>("com.example.NotFound");
+    /// let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(NotFound);
+    /// assert!(catalog.matches_any(&["com.example.NotFound".into()], &boxed));
+    /// ```
+    pub fn register_error<E: Error + 'static>(
+        self,
+        name: impl Into<String>,
+        matches: impl Fn(&E) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        let value: AnyPredicate =
+            Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
+        self.add(name.into(), Kind::error::<E>(), value)
+    }
+
+    /// Every error of type `E` answers to `name`, wherever it travels (see
+    /// [`register_error`](Self::register_error)).
+    pub fn register_error_type<E: Error + 'static>(self, name: impl Into<String>) -> Self {
+        self.register_error(name, |_: &E| true)
+    }
+
+    fn add(mut self, name: String, kind: Kind, matcher: AnyPredicate) -> Self {
+        Arc::make_mut(&mut self.by_name)
+            .entry(name)
+            .or_default()
+            .push(matcher);
+        Arc::make_mut(&mut self.kinds).add(kind);
+        self
     }
 
     /// Claims `name` for no error at all: for a Java-only exception in a Spring file
@@ -97,12 +174,20 @@ impl ErrorCatalog {
         v
     }
 
-    /// Whether `error` answers to any of `names`.
+    /// Whether `error` answers to any of `names`: the first error the catalog knows on the
+    /// path described in the [type docs](ErrorCatalog#where-a-registered-error-is-found)
+    /// is matched; `false` when there is none.
     pub fn matches_any(&self, names: &[String], error: &dyn Any) -> bool {
+        if names.is_empty() || self.kinds.is_empty() {
+            return false;
+        }
+        let Some(subject) = self.kinds.subject(error) else {
+            return false;
+        };
         names.iter().any(|n| {
             self.by_name
                 .get(n)
-                .is_some_and(|preds| preds.iter().any(|p| p(error)))
+                .is_some_and(|ms| ms.iter().any(|m| m(subject)))
         })
     }
 }

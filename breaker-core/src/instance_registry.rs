@@ -266,16 +266,23 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
 
     /// Replaces the default config; every instance that follows it (no assigned config)
     /// gets the new one in place.
+    ///
+    /// Like [`apply`](Self::apply), the instances change under the registry's write lock,
+    /// so a reload running at the same time is applied wholly before or after this change,
+    /// never interleaved with it (an instance never keeps a config the registry no longer
+    /// records).
     pub fn set_default_config(&self, config: I::Config) {
         let config = Arc::new(config);
-        self.inner.default_config.store(config.clone());
-        let followers: Vec<I> = read(&self.inner.instances)
-            .values()
-            .filter(|e| !e.own_config)
-            .map(|e| e.instance.clone())
-            .collect();
-        for i in followers {
-            self.replace_in_place(&i, config.clone());
+        let mut replaced = Vec::new();
+        {
+            let map = write(&self.inner.instances);
+            self.inner.default_config.store(config.clone());
+            for e in map.values().filter(|e| !e.own_config) {
+                replaced.push(Self::replace_locked(&e.instance, config.clone()));
+            }
+        }
+        for r in replaced {
+            self.emit(&r);
         }
     }
 
@@ -301,20 +308,30 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
         read(&self.inner.configs).get(name).cloned()
     }
 
+    /// The config assigned to the instance `name` (`instances.<name>`), or `None` when it
+    /// follows the default config.
+    pub fn instance_config(&self, name: &str) -> Option<Arc<I::Config>> {
+        read(&self.inner.instance_configs).get(name).cloned()
+    }
+
     /// Assigns `config` to the instance `name` (`instances.<name>`): creates the instance if
     /// it does not exist (eagerly, as Spring does), else replaces its config in place,
     /// keeping its state. Returns the instance.
     pub fn configure_instance(&self, name: &str, config: I::Config) -> I {
         let config = Arc::new(config);
-        write(&self.inner.instance_configs).insert(name.to_string(), config.clone());
-        let existing = write(&self.inner.instances).get_mut(name).map(|e| {
-            e.own_config = true;
-            e.instance.clone()
-        });
-        match existing {
-            Some(i) => {
-                self.replace_in_place(&i, config);
-                i
+        let replaced = {
+            let mut map = write(&self.inner.instances);
+            write(&self.inner.instance_configs).insert(name.to_string(), config.clone());
+            map.get_mut(name).map(|e| {
+                e.own_config = true;
+                let event = Self::replace_locked(&e.instance, config.clone());
+                (e.instance.clone(), event)
+            })
+        };
+        match replaced {
+            Some((instance, event)) => {
+                self.emit(&event);
+                instance
             }
             None => self.get_or_insert(name, config, true),
         }
@@ -323,13 +340,17 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
     /// Drops the config assigned to `name`: the instance (if any) follows the default
     /// config again, in place.
     pub fn unconfigure_instance(&self, name: &str) {
-        write(&self.inner.instance_configs).remove(name);
-        let i = write(&self.inner.instances).get_mut(name).map(|e| {
-            e.own_config = false;
-            e.instance.clone()
-        });
-        if let Some(i) = i {
-            self.replace_in_place(&i, self.default_config());
+        let replaced = {
+            let mut map = write(&self.inner.instances);
+            write(&self.inner.instance_configs).remove(name);
+            let default = self.default_config();
+            map.get_mut(name).map(|e| {
+                e.own_config = false;
+                Self::replace_locked(&e.instance, default)
+            })
+        };
+        if let Some(event) = replaced {
+            self.emit(&event);
         }
     }
 
@@ -449,14 +470,16 @@ impl<I: RegistryInstance> InstanceRegistry<I> {
         Some((buffer, id))
     }
 
-    fn replace_in_place(&self, i: &I, config: Arc<I::Config>) {
+    /// Puts `config` in force on `i` (the caller holds the instances' write lock); the
+    /// event to emit once the lock is released.
+    fn replace_locked(i: &I, config: Arc<I::Config>) -> InstanceRegistryEvent<I> {
         let old = i.config();
         i.replace_config(config.clone());
-        self.emit(&RegistryEntryEvent::Replaced {
+        RegistryEntryEvent::Replaced {
             instance: i.clone(),
             old,
             new: config,
-        });
+        }
     }
 
     /// Calls `f` for every registry event (added, replaced, removed), synchronously, after

@@ -101,6 +101,7 @@ mod classify;
 mod clock;
 mod config;
 mod error;
+mod error_chain;
 mod events;
 mod fast_window;
 mod instance;
@@ -124,6 +125,7 @@ mod throwable;
 pub mod timelimiter;
 #[cfg(feature = "tokio")]
 mod timer;
+mod timer_thread;
 pub mod trace;
 mod window;
 

@@ -2,15 +2,27 @@
 //! reservation, a bulkhead's `maxWaitDuration`, a time limiter's `timeoutDuration`.
 //!
 //! [`Clock::sleep`](crate::Clock::sleep) returns a [`Sleep`] future. On the real clocks it is a
-//! tokio timer (feature `tokio`, inside a runtime) or, outside a runtime, a timer thread; on a
-//! [`ManualClock`](crate::ManualClock) it completes when the clock is advanced to its deadline,
-//! so tests and simulations never sleep for real.
+//! tokio timer (feature `tokio`, inside a runtime whose timers are enabled) or else the
+//! library's own timer thread (one per process, a deadline queue, a dropped wait removed at
+//! once); on a [`ManualClock`](crate::ManualClock) it completes when the clock is advanced to
+//! its deadline, so tests and simulations never sleep for real.
+//!
+//! A tokio runtime built without `enable_time` (`Builder::new_current_thread().build()`)
+//! panics when a tokio timer is created ("A Tokio 1.x context was found, but timers are
+//! disabled"), and tokio offers no way to ask first. So the first wait on each thread in
+//! each runtime makes one tokio timer inside `catch_unwind` and remembers the answer (per
+//! thread, by runtime id); that probe's panic message is not printed (a panic hook that
+//! forwards every other panic to the hook it replaced is installed the first time a probe
+//! runs). With `panic = "abort"` nothing can be probed: a tokio runtime is assumed to have
+//! timers, as before.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, Weak};
+
+use crate::timer_thread::ThreadSleep;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -37,15 +49,18 @@ impl Sleep {
         Sleep::from_future(std::future::ready(()))
     }
 
-    /// Real time: a tokio timer when called inside a tokio runtime (feature `tokio`),
-    /// otherwise a short-lived timer thread.
+    /// Real time: a tokio timer when called inside a tokio runtime whose timers are enabled
+    /// (feature `tokio`; tokio's paused test time applies), otherwise the library's timer
+    /// thread (see the [module docs](self)). Never panics for want of a timer.
     pub fn real(duration: Duration) -> Self {
         if duration.is_zero() {
             return Sleep::ready();
         }
         #[cfg(feature = "tokio")]
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Sleep::from_future(tokio::time::sleep(duration));
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            if tokio_probe::timers_enabled(&handle) {
+                return Sleep::from_future(tokio::time::sleep(duration));
+            }
         }
         Sleep::from_future(ThreadSleep::new(duration))
     }
@@ -64,62 +79,51 @@ impl fmt::Debug for Sleep {
     }
 }
 
-// ----- outside a runtime: one timer thread per wait ---------------------------------------
+// ----- whether the current tokio runtime has timers ---------------------------------------
 
-struct ThreadShared {
-    done: bool,
-    waker: Option<Waker>,
-}
+#[cfg(feature = "tokio")]
+pub(crate) mod tokio_probe {
+    use std::cell::Cell;
+    use std::sync::Once;
 
-/// Real-time sleep without a runtime: a thread sleeps, then wakes the task.
-struct ThreadSleep {
-    duration: Duration,
-    shared: Option<Arc<Mutex<ThreadShared>>>,
-}
-
-impl ThreadSleep {
-    fn new(duration: Duration) -> Self {
-        ThreadSleep {
-            duration,
-            shared: None,
-        }
+    thread_local! {
+        /// The last runtime this thread asked about, and the answer.
+        static LAST: Cell<Option<(tokio::runtime::Id, bool)>> = const { Cell::new(None) };
+        /// Set while this thread probes: the probe's panic is not reported.
+        static PROBING: Cell<bool> = const { Cell::new(false) };
     }
-}
 
-impl Future for ThreadSleep {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let duration = self.duration;
-        let shared = self.shared.get_or_insert_with(|| {
-            let shared = Arc::new(Mutex::new(ThreadShared {
-                done: false,
-                waker: None,
-            }));
-            let theirs = Arc::clone(&shared);
-            let spawned = std::thread::Builder::new()
-                .name("breaker-sleep".into())
-                .spawn(move || {
-                    std::thread::sleep(duration);
-                    let mut s = theirs.lock().unwrap_or_else(|p| p.into_inner());
-                    s.done = true;
-                    if let Some(w) = s.waker.take() {
-                        w.wake();
-                    }
-                });
-            if spawned.is_err() {
-                // No thread: block this task for the duration rather than never waking it.
-                std::thread::sleep(duration);
-                shared.lock().unwrap_or_else(|p| p.into_inner()).done = true;
+    /// Whether `handle`'s runtime was built with timers (`enable_time` / `enable_all`).
+    pub(crate) fn timers_enabled(handle: &tokio::runtime::Handle) -> bool {
+        let id = handle.id();
+        if let Some((last, enabled)) = LAST.with(Cell::get) {
+            if last == id {
+                return enabled;
             }
-            shared
-        });
-        let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
-        if s.done {
-            Poll::Ready(())
-        } else {
-            s.waker = Some(cx.waker().clone());
-            Poll::Pending
         }
+        let enabled = probe(handle);
+        LAST.with(|l| l.set(Some((id, enabled))));
+        enabled
+    }
+
+    fn probe(handle: &tokio::runtime::Handle) -> bool {
+        if cfg!(panic = "abort") {
+            return true;
+        }
+        static QUIET: Once = Once::new();
+        QUIET.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if !PROBING.with(Cell::get) {
+                    previous(info);
+                }
+            }));
+        });
+        let _entered = handle.enter();
+        PROBING.with(|p| p.set(true));
+        let made = std::panic::catch_unwind(|| drop(tokio::time::sleep(std::time::Duration::ZERO)));
+        PROBING.with(|p| p.set(false));
+        made.is_ok()
     }
 }
 

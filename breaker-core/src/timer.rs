@@ -1,6 +1,8 @@
 //! Real timers for `maxWaitDurationInHalfOpenState` and the automatic OPEN -> HALF_OPEN
-//! transition, on the tokio runtime (feature `tokio`). Without a runtime, or with a
-//! [`ManualClock`](crate::ManualClock), timers fire lazily on the breaker's next operation.
+//! transition, on the tokio runtime (feature `tokio`; waiting on tokio's timer, or on the
+//! library's timer thread in a runtime built without `enable_time`). Without a runtime, or
+//! with a [`ManualClock`](crate::ManualClock), timers fire lazily on the breaker's next
+//! operation.
 
 use std::time::Duration;
 
@@ -18,7 +20,9 @@ pub(crate) fn schedule(cb: &CircuitBreaker, at: u64) {
         // A few retries cover a runtime that wakes early; a clock that does not follow real
         // time (ManualClock) leaves the timer to fire lazily on the next operation.
         for _ in 0..4 {
-            tokio::time::sleep(Duration::from_nanos(delay)).await;
+            // The library's timer when the runtime was built without timers: the automatic
+            // transition still happens on time, never silently lazily.
+            crate::sleep::Sleep::real(Duration::from_nanos(delay)).await;
             let Some(inner) = weak.upgrade() else { return };
             let cb = CircuitBreaker::from_inner(inner);
             // The breaker reads the cached clock, which a loaded machine's ticker thread may

@@ -75,12 +75,60 @@ impl Kind {
         }
     }
 
-    /// The attribute `attr` is, when it is one of ours (by its last path segment:
-    /// `#[retry]`, `#[resilience4rs::retry]`).
-    fn of(attr: &Attribute) -> Option<Kind> {
-        let last = attr.path().segments.last()?.ident.to_string();
-        Kind::ALL.into_iter().find(|k| k.attribute() == last)
+    /// The attribute `attr` is, when it is one of ours: a single segment (`#[retry]`, as
+    /// imported), or one of our names under the facade's path: `resilience4rs::retry`, the
+    /// name the facade has in Cargo.toml (a renamed dependency), the `crate = "..."` path of
+    /// the attribute being expanded (`ours`) or of `attr` itself. Anything else
+    /// (`#[other_crate::retry]`, `#[my::bulkhead]`) is someone else's attribute and is left
+    /// on the fn.
+    fn of(attr: &Attribute, ours: &[String]) -> Option<Kind> {
+        let path = attr.path();
+        let kind = {
+            let last = path.segments.last()?.ident.to_string();
+            Kind::ALL.into_iter().find(|k| k.attribute() == last)?
+        };
+        if path.leading_colon.is_none() && path.segments.len() == 1 {
+            return Some(kind);
+        }
+        let prefix = path_text(path.segments.iter().take(path.segments.len() - 1));
+        let own_crate = || {
+            let syn::Meta::List(list) = &attr.meta else {
+                return None;
+            };
+            let args = Args::parse(list.tokens.clone(), attr.span(), kind.spec()).ok()?;
+            args.krate.map(|k| path_text(k.segments.iter()))
+        };
+        let is_ours = prefix == crate::krate::FACADE
+            || ours.contains(&prefix)
+            || own_crate().is_some_and(|c| c == prefix);
+        is_ours.then_some(kind)
     }
+}
+
+/// `a::b::c` for the segments (a leading `::` is not part of it; arguments ignored).
+fn path_text<'a>(segments: impl Iterator<Item = &'a syn::PathSegment>) -> String {
+    segments
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// The facade's paths the attribute being expanded knows: its name in Cargo.toml, and its
+/// own `crate = "..."` path.
+fn our_paths(kind: Kind, attr: &TokenStream) -> Vec<String> {
+    let mut ours = Vec::new();
+    if let Ok(proc_macro_crate::FoundCrate::Name(name)) =
+        proc_macro_crate::crate_name(crate::krate::FACADE)
+    {
+        ours.push(name);
+    }
+    if let Ok(Args {
+        krate: Some(path), ..
+    }) = Args::parse(attr.clone(), Span::call_site(), kind.spec())
+    {
+        ours.push(path_text(path.segments.iter()));
+    }
+    ours
 }
 
 /// The entry point of every attribute.
@@ -94,8 +142,9 @@ pub fn attribute(
         // Not a fn: the attribute's own analysis says what is wrong.
         return single(kind, attr, item, file);
     };
+    let ours = our_paths(kind, &attr);
     let mut siblings: Vec<(Kind, Attribute)> = Vec::new();
-    func.attrs.retain(|a| match Kind::of(a) {
+    func.attrs.retain(|a| match Kind::of(a, &ours) {
         Some(k) if matches!(a.style, syn::AttrStyle::Outer) => {
             siblings.push((k, a.clone()));
             false
@@ -531,19 +580,38 @@ mod tests {
     #[test]
     fn siblings_are_recognised_by_their_last_segment() {
         assert_eq!(
-            Kind::of(&attr(quote!(#[retry(name = "a")]))),
+            Kind::of(&attr(quote!(#[retry(name = "a")])), &[]),
             Some(Kind::Retry)
         );
         assert_eq!(
-            Kind::of(&attr(quote!(#[resilience4rs::bulkhead(name = "a")]))),
+            Kind::of(&attr(quote!(#[resilience4rs::bulkhead(name = "a")])), &[]),
             Some(Kind::Bulkhead)
         );
         assert_eq!(
-            Kind::of(&attr(quote!(#[time_limiter]))),
+            Kind::of(&attr(quote!(#[time_limiter])), &[]),
             Some(Kind::TimeLimiter)
         );
-        assert_eq!(Kind::of(&attr(quote!(#[tracing::instrument]))), None);
-        assert_eq!(Kind::of(&attr(quote!(#[retry_later]))), None);
+        assert_eq!(Kind::of(&attr(quote!(#[tracing::instrument])), &[]), None);
+        assert_eq!(Kind::of(&attr(quote!(#[retry_later])), &[]), None);
+        // Someone else's attributes of the same names stay on the fn (issue 23).
+        assert_eq!(Kind::of(&attr(quote!(#[other_crate::retry])), &[]), None);
+        assert_eq!(Kind::of(&attr(quote!(#[my::bulkhead(x = 1)])), &[]), None);
+        assert_eq!(
+            Kind::of(&attr(quote!(#[::resilience4rs::retry])), &[]),
+            Some(Kind::Retry)
+        );
+        // The facade's renamed name, or a `crate = ...` path.
+        assert_eq!(
+            Kind::of(&attr(quote!(#[r4::retry])), &["r4".to_string()]),
+            Some(Kind::Retry)
+        );
+        assert_eq!(
+            Kind::of(
+                &attr(quote!(#[app::resilience::bulkhead(name = "a", crate = "app::resilience")])),
+                &[]
+            ),
+            Some(Kind::Bulkhead)
+        );
     }
 
     fn expand_str(kind: Kind, attr: TokenStream, item: TokenStream) -> String {

@@ -25,7 +25,10 @@
 //! - **Classification**: the circuit breaker judges each result with a [`Classify`]:
 //!   [`HttpStatus`] by default (a `5xx` response a failure, a `4xx` ignored, an error by the
 //!   breaker's config), [`ByConfig`] for any response (as `CircuitBreaker::call`), or
-//!   [`ClassifyFn`].
+//!   [`ClassifyFn`]. Every layer but the innermost sees tower's [`BoxError`]: register the
+//!   inner service's error type with `ErrorCatalog::register_error` so that the exception
+//!   names (`recordExceptions`, `ignoreExceptions`, `retryExceptions`) find it inside the box
+//!   and behind tower's own wrapper errors, in any order of the layers.
 //! - **Readiness**: `poll_ready` only asks the inner service; permits (breaker, bulkhead,
 //!   rate limiter) are taken when the response future is first polled, so a request that is
 //!   dropped before it is sent holds nothing, and a response future dropped mid-call gives

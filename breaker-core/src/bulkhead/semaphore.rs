@@ -335,19 +335,26 @@ impl<C> Semaphore<C> {
         granted
     }
 
-    /// Changes the limit by `delta` permits (Resilience4j's `changeConfig`): an increase adds
-    /// permits at once; a decrease takes `-delta` permits as soon as that many are free at
-    /// the same time, queued in arrival order (a fair semaphore then admits nobody until it
-    /// is done; a non-fair one lets calls barge). `target` becomes the config in force when
-    /// the change is done. A change made while an earlier decrease still waits replaces it
-    /// (`delta` is counted from the config in force, which the waiting decrease has not
-    /// replaced yet). `guard` sets the over-release guard from now on.
-    pub(crate) fn resize(&self, delta: i64, target: StdArc<C>, guard: bool) {
+    /// Changes the limit to `limit` permits (at most [`TOTAL_MAX`]; Resilience4j's
+    /// `changeConfig`): an increase adds permits at once; a decrease takes the difference as
+    /// soon as that many are free at the same time, queued in arrival order (a fair semaphore
+    /// then admits nobody until it is done; a non-fair one lets calls barge). `target`
+    /// becomes the config in force when the change is done. A change made while an earlier
+    /// decrease still waits replaces it. `guard` sets the over-release guard from now on.
+    ///
+    /// The difference is computed under the queue lock from the permits the semaphore owns
+    /// (`total`, which a waiting decrease has not lowered yet), never from a config read
+    /// before: two concurrent changes apply one after the other and the last one's `limit`
+    /// is the limit (issue 23: computing both from the same old config applied both
+    /// differences, and the limit drifted for good).
+    pub(crate) fn resize_to(&self, limit: u64, target: StdArc<C>, guard: bool) {
         let mut wake = Vec::new();
         {
             let mut q = lock(&self.queue);
             self.guard.store(guard, Ordering::Relaxed);
             q.entries.retain(|e| !matches!(e, Entry::Shrink { .. }));
+            let owned = total_of(self.word.load(Ordering::Acquire));
+            let delta = limit.min(TOTAL_MAX) as i64 - owned as i64;
             if delta >= 0 {
                 self.config.store(target);
                 self.settle(&mut q, 0, delta as u64, guard, &mut wake);
@@ -546,7 +553,7 @@ mod tests {
         for _ in 0..3 {
             assert!(s.try_acquire());
         }
-        s.resize(-2, StdArc::new(1), true);
+        s.resize_to(1, StdArc::new(1), true);
         assert!(s.is_shrink_pending());
         assert_eq!(**s.config(), 3);
         s.release(1);
@@ -567,8 +574,8 @@ mod tests {
         for _ in 0..3 {
             assert!(s.try_acquire());
         }
-        s.resize(-2, StdArc::new(1), true);
-        s.resize(1, StdArc::new(4), true);
+        s.resize_to(1, StdArc::new(1), true);
+        s.resize_to(4, StdArc::new(4), true);
         assert!(!s.is_shrink_pending());
         assert_eq!(**s.config(), 4);
         assert_eq!(s.available(), 1);
@@ -650,7 +657,7 @@ mod loom_models {
             let s = Arc::new(Semaphore::new(2, false, true, StdArc::new(2u32)));
             assert!(s.try_acquire());
             assert!(s.try_acquire());
-            s.resize(-1, StdArc::new(1), true);
+            s.resize_to(1, StdArc::new(1), true);
             let t = {
                 let s = s.clone();
                 thread::spawn(move || {

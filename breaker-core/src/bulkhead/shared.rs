@@ -46,11 +46,52 @@ impl<C> BulkheadCore<C> {
         }
     }
 
-    /// Puts `config` in force and moves the limit by the difference between its `limit` and
-    /// the current config's (Resilience4j's `changeConfig`); `guard` as
-    /// [`Semaphore::resize`].
+    /// Puts `config` in force and moves the limit to its `limit` (Resilience4j's
+    /// `changeConfig`); the difference is computed under the semaphore's lock from the
+    /// permits it owns, so concurrent changes never add up (see [`Semaphore::resize_to`]);
+    /// `guard` as there.
     pub(super) fn change_config(&self, config: Arc<C>, limit: fn(&C) -> u32, guard: bool) {
-        let delta = i64::from(limit(&config)) - i64::from(limit(&self.semaphore.config()));
-        self.semaphore.resize(delta, config, guard);
+        let limit = u64::from(limit(&config));
+        self.semaphore.resize_to(limit, config, guard);
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::sync::loom_model as model;
+    use loom::thread;
+
+    fn core(limit: u32) -> Arc<BulkheadCore<u32>> {
+        let semaphore = Semaphore::new(u64::from(limit), true, true, Arc::new(limit));
+        Arc::new(BulkheadCore::new(
+            "b".into(),
+            Arc::new(ManualClock::at_epoch_millis(0)),
+            semaphore,
+        ))
+    }
+
+    /// Issue 23: two concurrent changes of the limit (20 -> 60 and 20 -> 30) apply one
+    /// after the other in every interleaving: the limit is the config in force's, every
+    /// permit is free, and one more change to 25 gives exactly 25 (it drifted to 78 when
+    /// each change applied its difference from the same old config).
+    #[test]
+    fn loom_two_resizes_never_add_up() {
+        model(|| {
+            let b = core(20);
+            let t = {
+                let b = b.clone();
+                thread::spawn(move || b.change_config(Arc::new(60), |c| *c, true))
+            };
+            b.change_config(Arc::new(30), |c| *c, true);
+            t.join().unwrap();
+            let limit = **b.semaphore.config();
+            assert!(limit == 60 || limit == 30, "{limit}");
+            assert_eq!(b.semaphore.available(), u64::from(limit));
+            b.change_config(Arc::new(25), |c| *c, true);
+            assert_eq!(b.semaphore.available(), 25);
+            assert_eq!(**b.semaphore.config(), 25);
+        });
     }
 }
