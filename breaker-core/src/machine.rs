@@ -267,7 +267,7 @@ pub(crate) struct Refusal {
 ///
 /// `repr(C)`, cold fields first: what a recorded outcome touches (state, slow-call
 /// threshold, window, integer thresholds) sits at the end, next to the lock word that
-/// follows the machine in the breaker's spin lock, so an outcome writes as few cache lines
+/// follows the machine in the breaker's lock, so an outcome writes as few cache lines
 /// as possible (they move between cores when threads share a breaker).
 #[derive(Debug)]
 #[repr(C)]
