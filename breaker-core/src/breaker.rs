@@ -501,7 +501,6 @@ impl CircuitBreaker {
         match recorded {
             Recorded::Yes => {}
             Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error_type),
-            Recorded::YesCheckAgain => self.check_closed(),
             Recorded::YesSettle => self.settle_trials(),
         }
         if let Some(store) = self.inner.shared.get() {
@@ -527,13 +526,6 @@ impl CircuitBreaker {
             },
         };
         store.end_trial(self, admitted >> 3, end);
-    }
-
-    /// Checks CLOSED's thresholds again under the lock (see [`Recorded::YesCheckAgain`]).
-    #[cold]
-    #[inline(never)]
-    fn check_closed(&self) {
-        self.with_machine(|m, now, sink| m.check_closed(now, sink));
     }
 
     /// Settles under the lock after a trial success counted in a stripe that may have

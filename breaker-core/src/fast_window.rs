@@ -41,8 +41,8 @@
 //! ```text
 //!  COUNT:  63                   24 23             3   2   1   0
 //!         [ version (40 bit)      | head (21 bit)  | 0 | 0 | F ]
-//!  TIME:   63 62        48 47        33 32        18 17         3   2   1   0
-//!         [ 0 | slow&failed | slow       | failed     | calls      | 0 | 1 | F ]
+//!  TIME:   63                43 42        33 32     23 22     13 12      3   2   1   0
+//!         [ version (21 bit)   | slow&failed | slow    | failed  | calls   | 0 | 1 | F ]
 //!  HALF:   63                28  27  26          15 14           3   2   1   0
 //!         [ version (36 bit)   | S | successes    | permits      | 1 | 0 | F ]
 //! ```
@@ -53,16 +53,17 @@
 //!   clears it ([`seal`](FastWindow::seal)) before anything that could change the window,
 //!   the state or the config, and takes over what the lock-free updates did (the head; the
 //!   counts, added to the newest bucket).
-//! - COUNT and HALF `version`: the low bits of `seq`, which every publish bumps, so a
-//!   lock-free update that read the word before a seal cannot succeed after a later publish
-//!   even if the head came back to the same slot, or the permissions and successes to the
-//!   same counts in a later HALF_OPEN state (that would take 2^40, or 2^36, publishes
-//!   between one thread's load and its CAS, each a locked operation).
+//! - `version` (COUNT, TIME and HALF): the low bits of `seq`, which every publish bumps, so
+//!   a lock-free update that read the word before a seal cannot succeed after a later
+//!   publish even if the head came back to the same slot, the counts (which restart from 0
+//!   at every TIME publish) to the same values, or the permissions and successes to the same
+//!   counts in a later HALF_OPEN state (that would take 2^40, 2^21 or 2^36 publishes
+//!   between one thread's load and its CAS, each a locked operation). A TIME outcome is
+//!   checked against the published totals it read after the word; its CAS succeeds only on
+//!   the word of that very publish, so it never lands on later totals it was not checked
+//!   against (issue 23: it used to, and a failure reaching the threshold then stayed
+//!   without a verdict until some later call took the lock).
 //! - HALF `S` (striped): successes go to the stripes, not the word.
-//! - TIME: the counts restart from 0 at every publish, so a word can repeat; a publish also
-//!   bumps `seq`, which a lock-free update reads before its check and again after its CAS:
-//!   if it moved, the update may have been checked against older totals and the breaker
-//!   checks the thresholds again under the lock.
 //!
 //! The ring and the published values are read, never written, by the lock-free path: the
 //! machine writes them only between a seal and the next publish. A lock-free update reads
@@ -104,8 +105,13 @@ const HEAD_MASK: u64 = (1 << HEAD_BITS) - 1;
 const VERSION_SHIFT: u32 = HEAD_SHIFT + HEAD_BITS;
 
 const COUNT_SHIFT: u32 = 3;
-const COUNT_BITS: u32 = 15;
+/// Each TIME count's bits: an outcome that would bring a count to [`COUNT_MAX`] takes the
+/// lock, which adds the counts to the window and publishes again from 0 (one locked
+/// operation per 1,023 lock-free outcomes in a second at most).
+const COUNT_BITS: u32 = 10;
 const COUNT_MAX: u64 = (1 << COUNT_BITS) - 1;
+/// TIME: the version above the four counts (21 bits).
+const TIME_VERSION_SHIFT: u32 = COUNT_SHIFT + 4 * COUNT_BITS;
 
 const PERMITS_SHIFT: u32 = 3;
 const TRIAL_BITS: u32 = 12;
@@ -144,6 +150,12 @@ fn with_head(w: u64, head: usize) -> u64 {
 #[inline]
 fn count_of(w: u64, i: u32) -> u32 {
     ((w >> (COUNT_SHIFT + i * COUNT_BITS)) & COUNT_MAX) as u32
+}
+
+/// Whether `a` and `b` are words of the same TIME publish, with the path open.
+#[inline]
+fn same_time_publish(a: u64, b: u64) -> bool {
+    b & (FAST | MODE) == FAST | TIME && a >> TIME_VERSION_SHIFT == b >> TIME_VERSION_SHIFT
 }
 
 /// Whether `a` and `b` are words of the same HALF_OPEN publish, with the path open.
@@ -190,9 +202,6 @@ pub(crate) enum Recorded {
     No,
     /// Recorded.
     Yes,
-    /// Recorded, but the totals it was checked against may have changed meanwhile: check
-    /// the thresholds again under the lock.
-    YesCheckAgain,
     /// Recorded in a trial stripe, and it may have been the trial window's last outcome:
     /// settle the verdict under the lock.
     YesSettle,
@@ -237,7 +246,7 @@ struct TrialStripe {
 #[repr(C, align(64))]
 struct Hot {
     word: AtomicU64,
-    /// Bumped by every publish (the COUNT and HALF versions are its low bits).
+    /// Bumped by every publish (the words' versions are its low bits).
     seq: AtomicU64,
     /// `slowCallDurationThreshold` in ns.
     slow_threshold: AtomicU64,
@@ -509,7 +518,8 @@ impl FastWindow {
     #[inline(always)]
     fn try_record_time(&self, mut w: u64, failed: bool, slow: bool, end_nanos: u64) -> Recorded {
         let h = &self.hot;
-        let seq = h.seq.load(Ordering::Relaxed);
+        // Read after the word: what its publish released, or newer (then a seal came in
+        // between, and the CAS below fails on the version).
         if end_nanos / 1_000_000_000 != h.shape.load(Ordering::Relaxed) {
             // A new second: the machine moves the window.
             return Recorded::No;
@@ -520,7 +530,8 @@ impl FastWindow {
         let one = one_count(failed, slow);
         loop {
             let counts = counts_of(w);
-            if counts.calls as u64 == COUNT_MAX || counts.slow_failed as u64 == COUNT_MAX {
+            // Every count is at most `calls`.
+            if counts.calls as u64 == COUNT_MAX {
                 return Recorded::No;
             }
             let calls = calls_failed as u32 + counts.calls + 1;
@@ -536,15 +547,12 @@ impl FastWindow {
                 .word
                 .compare_exchange_weak(w, w + one, Ordering::AcqRel, Ordering::Acquire)
             {
-                Ok(_) => break,
-                Err(current) if current & (FAST | MODE) == FAST | TIME => w = current,
+                Ok(_) => return Recorded::Yes,
+                // Another lock-free outcome of this publish: check again with its counts.
+                Err(current) if same_time_publish(w, current) => w = current,
+                // A seal, maybe a later publish: the totals read are no longer current.
                 Err(_) => return Recorded::No,
             }
-        }
-        if h.seq.load(Ordering::Acquire) == seq {
-            Recorded::Yes
-        } else {
-            Recorded::YesCheckAgain
         }
     }
 
@@ -635,7 +643,7 @@ impl FastWindow {
             h.word.load(Ordering::Relaxed) & FAST == 0,
             "publish without seal"
         );
-        self.next_seq();
+        let version = self.next_seq();
         h.shape.store(second, Ordering::Relaxed);
         h.calls_failed.store(
             u64::from(totals.calls) | u64::from(totals.failed) << 32,
@@ -651,7 +659,10 @@ impl FastWindow {
         );
         h.slow_threshold
             .store(slow_threshold_nanos, Ordering::Relaxed);
-        h.word.store(TIME | FAST, Ordering::Release);
+        h.word.store(
+            (version << TIME_VERSION_SHIFT) | TIME | FAST,
+            Ordering::Release,
+        );
     }
 
     /// Opens the path on the HALF_OPEN state of `generation`, with `permits` trial

@@ -902,17 +902,6 @@ impl Machine {
         );
     }
 
-    /// Checks CLOSED's thresholds at `now` without recording anything, as a recorded
-    /// outcome does (for a lock-free outcome that may have been checked against older
-    /// totals): FAILURE_RATE_EXCEEDED / SLOW_CALL_RATE_EXCEEDED and OPEN if one is reached.
-    pub fn check_closed(&mut self, now: u64, sink: &mut EventSink) {
-        self.fire_due_timers(now, sink);
-        if self.state == State::Closed {
-            let (verdict, fr, sr) = self.metrics.evaluate(&self.config, now);
-            self.closed_verdict(verdict, fr, sr, now, sink);
-        }
-    }
-
     /// What CLOSED does after a verdict: trips when a rate is reached.
     fn closed_verdict(
         &mut self,

@@ -137,7 +137,7 @@ fn settle_time_window(fast: &FastWindow, w: &mut crate::window::TimeWindow) {
 /// One success as the breaker records it in a time window.
 fn time_outcome(fast: &FastWindow, window: &Mutex<crate::window::TimeWindow>) {
     match fast.try_record(false, 0, NOW, 0) {
-        Recorded::Yes | Recorded::YesCheckAgain => {}
+        Recorded::Yes => {}
         Recorded::No => {
             let mut w = crate::sync::lock(window);
             settle_time_window(fast, &mut w);
@@ -438,18 +438,11 @@ fn closed_locked_failure(fast: &FastWindow, closed: &Mutex<Closed>) {
 }
 
 /// A failure as the breaker records it: lock-free if the path allows it, else under the
-/// lock; an outcome that may have been checked against older totals checks again.
+/// lock.
 fn closed_failure(fast: &FastWindow, closed: &Mutex<Closed>) {
     match fast.try_record(true, 0, NOW, 0) {
         Recorded::Yes => {}
         Recorded::No => closed_locked_failure(fast, closed),
-        Recorded::YesCheckAgain => {
-            let mut c = crate::sync::lock(closed);
-            if let Some(Sealed::Counts(t)) = fast.seal() {
-                c.window.add_to_newest(t);
-            }
-            closed_verdict(fast, &mut c);
-        }
         Recorded::YesSettle => panic!("a time window has no trials to settle"),
     }
 }

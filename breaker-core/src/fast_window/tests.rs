@@ -278,3 +278,38 @@ fn rate_below_is_resilience4js_f32_rule() {
     assert!(rate_below(0, 3, f32::MIN_POSITIVE));
     assert!(!rate_below(3, 3, 100.0));
 }
+
+/// Issue 23: every TIME publish carries a new version (the counts restart from 0, so the
+/// words of two publishes differed only by it), and counts at their maximum stay out of it.
+#[test]
+fn time_publishes_carry_a_version_the_counts_never_reach() {
+    let fast = FastWindow::default();
+    // A minimum no count reaches: every outcome is below the thresholds.
+    fast.publish_time(7, Totals::default(), u32::MAX, 50.0, 50.0, 0);
+    let first = fast.hot.word.load(Ordering::Relaxed);
+    fast.seal();
+    fast.publish_time(7, Totals::default(), u32::MAX, 50.0, 50.0, 0);
+    let second = fast.hot.word.load(Ordering::Relaxed);
+    assert_ne!(first, second, "two publishes of equal totals, two words");
+    assert_eq!(
+        second >> TIME_VERSION_SHIFT,
+        (first >> TIME_VERSION_SHIFT) + 1
+    );
+    // Failed and slow (slower than 0 ns): all four counts grow, up to COUNT_MAX.
+    for _ in 0..COUNT_MAX {
+        assert_eq!(fast.try_record(true, 1, 7 * SECOND, 0), Recorded::Yes);
+    }
+    assert_eq!(fast.try_record(true, 1, 7 * SECOND, 0), Recorded::No);
+    let full = fast.hot.word.load(Ordering::Relaxed);
+    assert_eq!(full >> TIME_VERSION_SHIFT, second >> TIME_VERSION_SHIFT);
+    let max = COUNT_MAX as u32;
+    assert_eq!(
+        fast.seal(),
+        Some(Sealed::Counts(Totals {
+            calls: max,
+            failed: max,
+            slow: max,
+            slow_failed: max,
+        }))
+    );
+}
