@@ -408,7 +408,7 @@ struct Closed {
     tripped: bool,
 }
 
-/// Below both thresholds (Resilience4j's verdict, as `Machine::check_closed` makes it).
+/// Below both thresholds (Resilience4j's verdict, as the machine's CLOSED state makes it).
 fn closed_below(t: Totals) -> bool {
     t.calls < 10 || rate_below(t.failed, t.calls, 50.0)
 }
