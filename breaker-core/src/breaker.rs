@@ -81,7 +81,8 @@ pub(crate) struct Inner {
     plain_errors: AtomicBool,
     has_result_predicate: AtomicBool,
     /// The machine, under `parking_lot`'s mutex: free, it is taken with one compare-and-swap;
-    /// held, a waiter spins briefly, then yields, then parks until the holder unlocks, so
+    /// held, a waiter spins briefly, then parks until the holder unlocks (see
+    /// [`CircuitBreaker::lock`]), so
     /// waiters burn no CPU while a holder that was preempted (or is reading a slow user
     /// clock, or allocating for a reconfiguration) keeps it. Critical sections are a few
     /// dozen nanoseconds and never wait for anything (events are delivered and timers
@@ -183,12 +184,36 @@ impl CircuitBreaker {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Locks the machine: one compare-and-swap when it is free, parking when it stays held
-    /// (see `Inner::machine`). A panic inside a critical section unlocks it on unwinding
-    /// (the guard's drop), as the poisoning-ignoring std mutex did before.
+    /// Locks the machine: one compare-and-swap when it is free; held, a short spin, then
+    /// the thread parks (see `Inner::machine`). A panic inside a critical section unlocks it
+    /// on unwinding (the guard's drop), as the poisoning-ignoring std mutex did before.
     #[inline]
     fn lock(&self) -> MutexGuard<'_, Machine> {
-        self.inner.machine.0.lock()
+        match self.inner.machine.0.try_lock() {
+            Some(guard) => guard,
+            None => self.lock_contended(),
+        }
+    }
+
+    /// Another thread holds the machine. A critical section is a few dozen nanoseconds, so
+    /// first wait by reading (not writing) the lock word for [`SPINS_BEFORE_PARKING`]
+    /// rounds; a holder still there after that was preempted or is slow (a user clock, a
+    /// reconfiguration's allocations): park until it unlocks (`parking_lot`'s `lock`, which
+    /// spins a little more, then yields a few times, then parks), instead of yielding in a
+    /// loop that burns the CPU the holder needs.
+    #[cold]
+    #[inline(never)]
+    fn lock_contended(&self) -> MutexGuard<'_, Machine> {
+        let machine = &self.inner.machine.0;
+        for _ in 0..SPINS_BEFORE_PARKING {
+            std::hint::spin_loop();
+            if !machine.is_locked() {
+                if let Some(guard) = machine.try_lock() {
+                    return guard;
+                }
+            }
+        }
+        machine.lock()
     }
 
     /// Runs one operation on the machine under the lock, then publishes its events.
@@ -882,6 +907,10 @@ impl CircuitBreaker {
 /// per state number).
 const ADMITS_WITHOUT_LOCK: u8 =
     1 << State::Closed as u8 | 1 << State::Disabled as u8 | 1 << State::MetricsOnly as u8;
+
+/// Rounds of waiting for a held machine lock by reading it before parking (about 100 x
+/// the CPU's spin-loop pause: a few microseconds at most, well above a critical section).
+const SPINS_BEFORE_PARKING: u32 = 100;
 
 /// The states that may reject without the lock: OPEN, FORCED_OPEN.
 const REJECTS_WITHOUT_LOCK: u8 = 1 << State::Open as u8 | 1 << State::ForcedOpen as u8;
