@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
-use spin::mutex::{SpinMutex, SpinMutexGuard};
+use parking_lot::{Mutex, MutexGuard};
 
 use crate::classify::Outcome;
 use crate::clock::{Clock, SystemClock};
@@ -80,11 +80,14 @@ pub(crate) struct Inner {
     /// No exception settings: every error is a failure.
     plain_errors: AtomicBool,
     has_result_predicate: AtomicBool,
-    /// The machine. A spin lock (then `yield_now`, see [`CircuitBreaker::lock`]): its unlock
-    /// is a plain release store, so a lock/unlock pair costs one read-modify-write instead
-    /// of the two of `std::sync::Mutex`; every critical section is a few dozen nanoseconds
-    /// and never blocks (events are published and timers scheduled after the unlock).
-    machine: CacheLine<SpinMutex<Machine>>,
+    /// The machine, under `parking_lot`'s mutex: free, it is taken with one compare-and-swap;
+    /// held, a waiter spins briefly, then parks until the holder unlocks (see
+    /// [`CircuitBreaker::lock`]), so
+    /// waiters burn no CPU while a holder that was preempted (or is reading a slow user
+    /// clock, or allocating for a reconfiguration) keeps it. Critical sections are a few
+    /// dozen nanoseconds and never wait for anything (events are delivered and timers
+    /// scheduled after the unlock).
+    machine: CacheLine<Mutex<Machine>>,
     config: ArcSwap<CircuitBreakerConfig>,
     subscribers: Subscribers,
     /// Events on their way to the subscribers, in production order.
@@ -142,7 +145,7 @@ impl CircuitBreaker {
                 clock,
                 plain_errors: AtomicBool::new(plain_errors(&config)),
                 has_result_predicate: AtomicBool::new(config.has_record_result()),
-                machine: CacheLine(SpinMutex::new(machine)),
+                machine: CacheLine(Mutex::new(machine)),
                 config: ArcSwap::new(config),
                 subscribers: Subscribers::default(),
                 delivery: Delivery::default(),
@@ -181,37 +184,36 @@ impl CircuitBreaker {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Locks the machine: one compare-and-swap when it is free. A panic inside a critical
-    /// section unlocks it on unwinding (the guard's drop), as the poisoning-ignoring std
-    /// mutex did before.
+    /// Locks the machine: one compare-and-swap when it is free; held, a short spin, then
+    /// the thread parks (see `Inner::machine`). A panic inside a critical section unlocks it
+    /// on unwinding (the guard's drop), as the poisoning-ignoring std mutex did before.
     #[inline]
-    fn lock(&self) -> SpinMutexGuard<'_, Machine> {
+    fn lock(&self) -> MutexGuard<'_, Machine> {
         match self.inner.machine.0.try_lock() {
             Some(guard) => guard,
             None => self.lock_contended(),
         }
     }
 
-    /// Another thread holds the machine: wait by reading (not writing) the lock word, with a
-    /// short spin and then `yield_now`, so a holder that was preempted gets the CPU back
-    /// instead of competing with a busy loop.
+    /// Another thread holds the machine. A critical section is a few dozen nanoseconds, so
+    /// first wait by reading (not writing) the lock word for [`SPINS_BEFORE_PARKING`]
+    /// rounds; a holder still there after that was preempted or is slow (a user clock, a
+    /// reconfiguration's allocations): park until it unlocks (`parking_lot`'s `lock`, which
+    /// spins a little more, then yields a few times, then parks), instead of yielding in a
+    /// loop that burns the CPU the holder needs.
     #[cold]
     #[inline(never)]
-    fn lock_contended(&self) -> SpinMutexGuard<'_, Machine> {
-        let mut spins = 0u32;
-        loop {
-            while self.inner.machine.0.is_locked() {
-                if spins < SPINS_BEFORE_YIELD {
-                    spins += 1;
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
+    fn lock_contended(&self) -> MutexGuard<'_, Machine> {
+        let machine = &self.inner.machine.0;
+        for _ in 0..SPINS_BEFORE_PARKING {
+            std::hint::spin_loop();
+            if !machine.is_locked() {
+                if let Some(guard) = machine.try_lock() {
+                    return guard;
                 }
             }
-            if let Some(guard) = self.inner.machine.0.try_lock() {
-                return guard;
-            }
         }
+        machine.lock()
     }
 
     /// Runs one operation on the machine under the lock, then publishes its events.
@@ -231,7 +233,7 @@ impl CircuitBreaker {
     #[inline]
     fn with_locked_machine<R>(
         &self,
-        mut m: SpinMutexGuard<'_, Machine>,
+        mut m: MutexGuard<'_, Machine>,
         origin: Origin,
         f: impl FnOnce(&mut Machine, u64, &mut EventSink) -> R,
     ) -> R {
@@ -267,7 +269,8 @@ impl CircuitBreaker {
                 self.inner.word.store(word, Ordering::Release);
             }
             let armed = m.take_armed_timer();
-            // Queued under the lock: the queue's order is the order of production.
+            // Queued under the lock: the queue's order is the order of production. The
+            // claim (nobody else delivering) delivers after the unlock.
             let events = if subscribed {
                 self.inner.delivery.append(&sink, now)
             } else {
@@ -279,10 +282,8 @@ impl CircuitBreaker {
         if let Some(at) = armed {
             self.schedule_timer(at);
         }
-        if let Some(end) = events {
-            self.inner
-                .delivery
-                .deliver_up_to(end, |kind, at| self.dispatch(kind, at));
+        if let Some(claim) = events {
+            claim.deliver(|kind, at| self.dispatch(kind, at));
         }
         if let Some((from, to)) = moved {
             if origin != Origin::Store {
@@ -414,7 +415,7 @@ impl CircuitBreaker {
     #[inline(never)]
     fn try_acquire_locked(
         &self,
-        m: SpinMutexGuard<'_, Machine>,
+        m: MutexGuard<'_, Machine>,
     ) -> Result<Permit<'_>, CallNotPermitted> {
         let r = self.with_locked_machine(m, Origin::Calls, |m, now, sink| {
             m.try_acquire(now, sink)
@@ -525,7 +526,6 @@ impl CircuitBreaker {
         match recorded {
             Recorded::Yes => {}
             Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error_type),
-            Recorded::YesCheckAgain => self.check_closed(),
             Recorded::YesSettle => self.settle_trials(),
         }
         if let Some(store) = self.inner.shared.get() {
@@ -551,13 +551,6 @@ impl CircuitBreaker {
             },
         };
         store.end_trial(self, admitted >> 3, end);
-    }
-
-    /// Checks CLOSED's thresholds again under the lock (see [`Recorded::YesCheckAgain`]).
-    #[cold]
-    #[inline(never)]
-    fn check_closed(&self) {
-        self.with_machine(|m, now, sink| m.check_closed(now, sink));
     }
 
     /// Settles under the lock after a trial success counted in a stripe that may have
@@ -604,7 +597,7 @@ impl CircuitBreaker {
     #[inline(never)]
     fn record_full(
         &self,
-        m: SpinMutexGuard<'_, Machine>,
+        m: MutexGuard<'_, Machine>,
         admitted: u64,
         outcome: Outcome,
         elapsed: Duration,
@@ -915,9 +908,9 @@ impl CircuitBreaker {
 const ADMITS_WITHOUT_LOCK: u8 =
     1 << State::Closed as u8 | 1 << State::Disabled as u8 | 1 << State::MetricsOnly as u8;
 
-/// Busy-wait iterations on a held lock before yielding the CPU (a critical section is well
-/// under a microsecond; a longer wait means the holder was preempted).
-const SPINS_BEFORE_YIELD: u32 = 100;
+/// Rounds of waiting for a held machine lock by reading it before parking (about 100 x
+/// the CPU's spin-loop pause: a few microseconds at most, well above a critical section).
+const SPINS_BEFORE_PARKING: u32 = 100;
 
 /// The states that may reject without the lock: OPEN, FORCED_OPEN.
 const REJECTS_WITHOUT_LOCK: u8 = 1 << State::Open as u8 | 1 << State::ForcedOpen as u8;

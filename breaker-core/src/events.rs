@@ -1,12 +1,11 @@
 //! Circuit-breaker events (Resilience4j's `CircuitBreakerEvent` types), subscribers and a
 //! bounded buffer of recent events.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -286,141 +285,110 @@ impl Subscribers {
     }
 }
 
-thread_local! {
-    /// How many subscriber calls this thread is inside (of any breaker).
-    static DELIVERING: Cell<u32> = const { Cell::new(0) };
-}
-
 /// Hands a breaker's events to its subscribers one at a time, in the order the breaker
-/// produced them, never under the state lock.
+/// produced them, never under the state lock, and never makes a thread wait for another
+/// thread's subscribers.
 ///
 /// Operations append their events here while they hold the state lock, so the queue order
-/// is the production order; each event gets the next sequence number. After unlocking, the
-/// operation makes sure its own events are delivered before it returns: if nobody is
-/// delivering, it becomes the deliverer and delivers from the head of the queue (other
-/// threads' earlier events first) up to its own last event; otherwise it waits until the
-/// deliverer has passed its events, or has stopped and left the rest to it. A deliverer
-/// therefore delivers at most the events queued before its own (bounded by the number of
-/// threads), and the queue holds at most one batch per thread.
+/// is the production order (Resilience4j's order for one thread). The append also tells the
+/// operation whether it is to deliver: if nobody is delivering, it claims the queue
+/// ([`Claim`]) and, after unlocking the state, delivers from the head of the queue (other
+/// threads' earlier events first) until the queue is empty. Otherwise it returns at once:
+/// the thread already delivering finds its events in the queue and delivers them before it
+/// stops. The hand-off is decided under the queue's lock (a deliverer stops only when it
+/// finds the queue empty, and whoever appends after that finds nobody delivering), so no
+/// event is left behind and no two threads deliver one breaker's events at once.
 ///
-/// A subscriber that calls back into a breaker (this one or another) never waits: its events
-/// join the queue and the thread already delivering that breaker's events delivers them
-/// before it stops (they are recorded in `orphans`), so a subscriber that re-enters cannot
-/// deadlock, whichever thread is delivering.
+/// So a subscriber that blocks until another thread's call on this breaker has returned
+/// does not deadlock (that call does not wait for it), nor does one that calls back into
+/// a breaker (this one or another, from any thread: its events join a queue, and whoever
+/// delivers that queue delivers them). The price: a deliverer also delivers the events
+/// other threads append while it delivers, and a call may return before its events are
+/// delivered (by the deliverer, soon after).
 #[derive(Default)]
 pub(crate) struct Delivery {
-    queue: Mutex<Queue>,
-    progress: Condvar,
+    /// `crate::sync`'s mutex: loom's under `--cfg loom`, for the hand-off's model.
+    queue: crate::sync::Mutex<Queue>,
 }
 
 #[derive(Default)]
 struct Queue {
-    pending: VecDeque<(u64, EventKind, u64)>,
-    /// The sequence number of the next event appended.
-    next: u64,
-    /// Every event with a smaller sequence number has been delivered.
-    delivered: u64,
-    /// Someone is delivering.
+    /// Events not yet delivered: their kind and when they happened (epoch ns).
+    pending: VecDeque<(EventKind, u64)>,
+    /// Someone is delivering (holds the [`Claim`]).
     busy: bool,
-    /// The last event appended by an operation that did not wait for it (a subscriber
-    /// calling back into a breaker): the current deliverer delivers up to here too.
-    orphans: u64,
-    waiters: u32,
 }
 
 impl Delivery {
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> crate::sync::MutexGuard<'_, Queue> {
+        crate::sync::lock(&self.queue)
     }
 
-    /// Appends `sink`'s events, stamped `at` (epoch ns). Called under the state lock.
-    /// Returns the sequence number after the last one appended (pass it to
-    /// [`deliver_up_to`](Self::deliver_up_to)), or `None` when `sink` is empty.
-    pub fn append(&self, sink: &EventSink, at: u64) -> Option<u64> {
+    /// Appends `sink`'s events, stamped `at` (epoch ns). Called under the state lock, so
+    /// the queue's order is the order of production. Returns the [`Claim`] to deliver the
+    /// queue when nobody is delivering it, `None` when `sink` is empty or another
+    /// deliverer will deliver these events.
+    pub fn append(&self, sink: &EventSink, at: u64) -> Option<Claim<'_>> {
         if sink.is_empty() {
             return None;
         }
         let mut q = self.lock();
-        for kind in sink.iter() {
-            let seq = q.next;
-            q.next += 1;
-            q.pending.push_back((seq, kind, at));
+        q.pending.extend(sink.iter().map(|kind| (kind, at)));
+        if q.busy {
+            return None;
         }
-        Some(q.next)
-    }
-
-    /// Returns once every event before `end` has been delivered through `deliver`, by this
-    /// thread or another (see the type's docs). Called without the state lock.
-    pub fn deliver_up_to(&self, end: u64, mut deliver: impl FnMut(EventKind, u64)) {
-        let mut q = self.lock();
-        loop {
-            if q.delivered >= end {
-                return;
-            }
-            if !q.busy {
-                q.busy = true;
-                break;
-            }
-            if DELIVERING.with(Cell::get) > 0 {
-                // Called back from a subscriber: whoever delivers now delivers these too.
-                q.orphans = q.orphans.max(end);
-                return;
-            }
-            q.waiters += 1;
-            q = self.progress.wait(q).unwrap_or_else(|p| p.into_inner());
-            q.waiters -= 1;
-        }
-        // The deliverer. Should a subscriber's panic escape (publishing catches them), `stop`
-        // clears `busy` on the way out, so the others never wait for nobody.
-        let mut stop = Stop {
+        q.busy = true;
+        Some(Claim {
             delivery: self,
             armed: true,
-        };
-        loop {
-            let next = if q.delivered >= end.max(q.orphans) {
-                None
-            } else {
-                q.pending.pop_front()
-            };
-            let Some((seq, kind, at)) = next else {
-                q.busy = false;
-                if q.waiters > 0 {
-                    self.progress.notify_all();
-                }
-                stop.armed = false;
-                return;
-            };
-            drop(q);
-            DELIVERING.with(|d| d.set(d.get() + 1));
-            deliver(kind, at);
-            DELIVERING.with(|d| d.set(d.get() - 1));
-            q = self.lock();
-            q.delivered = seq + 1;
-            if q.waiters > 0 {
-                self.progress.notify_all();
-            }
-        }
+        })
     }
 }
 
-/// Clears [`Delivery`]'s `busy` flag if a deliverer unwinds.
-struct Stop<'a> {
+/// The right (and duty) to deliver a [`Delivery`]'s queue, held by one thread at a time.
+/// Deliver with [`deliver`](Claim::deliver), after the state lock is released.
+pub(crate) struct Claim<'a> {
     delivery: &'a Delivery,
+    /// Still holding the queue: dropped without delivering (a panic on the way), the claim
+    /// lets the queue go so that the next operation delivers what is left.
     armed: bool,
 }
 
-impl Drop for Stop<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            DELIVERING.with(|d| d.set(d.get().saturating_sub(1)));
-            let mut q = self.delivery.lock();
-            q.busy = false;
-            if q.waiters > 0 {
-                self.delivery.progress.notify_all();
-            }
+impl Claim<'_> {
+    /// Delivers the queue from its head through `deliver` (kind, epoch ns), one event at a
+    /// time without the queue's lock, until it finds the queue empty; events appended
+    /// meanwhile, by any thread, are delivered too. Called without the state lock.
+    pub fn deliver(mut self, mut deliver: impl FnMut(EventKind, u64)) {
+        loop {
+            let next = {
+                let mut q = self.delivery.lock();
+                let next = q.pending.pop_front();
+                if next.is_none() {
+                    // Decided under the queue's lock: whoever appends from now on
+                    // finds nobody delivering and delivers.
+                    q.busy = false;
+                    self.armed = false;
+                }
+                next
+            };
+            let Some((kind, at)) = next else {
+                return;
+            };
+            deliver(kind, at);
         }
     }
 }
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.delivery.lock().busy = false;
+        }
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_models;
 
 /// A bounded buffer of a breaker's most recent events (Resilience4j's
 /// `CircularEventConsumer`, sized by `eventConsumerBufferSize`, default 100).

@@ -41,8 +41,8 @@
 //! ```text
 //!  COUNT:  63                   24 23             3   2   1   0
 //!         [ version (40 bit)      | head (21 bit)  | 0 | 0 | F ]
-//!  TIME:   63 62        48 47        33 32        18 17         3   2   1   0
-//!         [ 0 | slow&failed | slow       | failed     | calls      | 0 | 1 | F ]
+//!  TIME:   63                43 42        33 32     23 22     13 12      3   2   1   0
+//!         [ version (21 bit)   | slow&failed | slow    | failed  | calls   | 0 | 1 | F ]
 //!  HALF:   63                28  27  26          15 14           3   2   1   0
 //!         [ version (36 bit)   | S | successes    | permits      | 1 | 0 | F ]
 //! ```
@@ -53,16 +53,17 @@
 //!   clears it ([`seal`](FastWindow::seal)) before anything that could change the window,
 //!   the state or the config, and takes over what the lock-free updates did (the head; the
 //!   counts, added to the newest bucket).
-//! - COUNT and HALF `version`: the low bits of `seq`, which every publish bumps, so a
-//!   lock-free update that read the word before a seal cannot succeed after a later publish
-//!   even if the head came back to the same slot, or the permissions and successes to the
-//!   same counts in a later HALF_OPEN state (that would take 2^40, or 2^36, publishes
-//!   between one thread's load and its CAS, each a locked operation).
+//! - `version` (COUNT, TIME and HALF): the low bits of `seq`, which every publish bumps, so
+//!   a lock-free update that read the word before a seal cannot succeed after a later
+//!   publish even if the head came back to the same slot, the counts (which restart from 0
+//!   at every TIME publish) to the same values, or the permissions and successes to the same
+//!   counts in a later HALF_OPEN state (that would take 2^40, 2^21 or 2^36 publishes
+//!   between one thread's load and its CAS, each a locked operation). A TIME outcome is
+//!   checked against the published totals it read after the word; its CAS succeeds only on
+//!   the word of that very publish, so it never lands on later totals it was not checked
+//!   against (issue 23: it used to, and a failure reaching the threshold then stayed
+//!   without a verdict until some later call took the lock).
 //! - HALF `S` (striped): successes go to the stripes, not the word.
-//! - TIME: the counts restart from 0 at every publish, so a word can repeat; a publish also
-//!   bumps `seq`, which a lock-free update reads before its check and again after its CAS:
-//!   if it moved, the update may have been checked against older totals and the breaker
-//!   checks the thresholds again under the lock.
 //!
 //! The ring and the published values are read, never written, by the lock-free path: the
 //! machine writes them only between a seal and the next publish. A lock-free update reads
@@ -104,8 +105,13 @@ const HEAD_MASK: u64 = (1 << HEAD_BITS) - 1;
 const VERSION_SHIFT: u32 = HEAD_SHIFT + HEAD_BITS;
 
 const COUNT_SHIFT: u32 = 3;
-const COUNT_BITS: u32 = 15;
+/// Each TIME count's bits: an outcome that would bring a count to [`COUNT_MAX`] takes the
+/// lock, which adds the counts to the window and publishes again from 0 (one locked
+/// operation per 1,023 lock-free outcomes in a second at most).
+const COUNT_BITS: u32 = 10;
 const COUNT_MAX: u64 = (1 << COUNT_BITS) - 1;
+/// TIME: the version above the four counts (21 bits).
+const TIME_VERSION_SHIFT: u32 = COUNT_SHIFT + 4 * COUNT_BITS;
 
 const PERMITS_SHIFT: u32 = 3;
 const TRIAL_BITS: u32 = 12;
@@ -144,6 +150,12 @@ fn with_head(w: u64, head: usize) -> u64 {
 #[inline]
 fn count_of(w: u64, i: u32) -> u32 {
     ((w >> (COUNT_SHIFT + i * COUNT_BITS)) & COUNT_MAX) as u32
+}
+
+/// Whether `a` and `b` are words of the same TIME publish, with the path open.
+#[inline]
+fn same_time_publish(a: u64, b: u64) -> bool {
+    b & (FAST | MODE) == FAST | TIME && a >> TIME_VERSION_SHIFT == b >> TIME_VERSION_SHIFT
 }
 
 /// Whether `a` and `b` are words of the same HALF_OPEN publish, with the path open.
@@ -190,9 +202,6 @@ pub(crate) enum Recorded {
     No,
     /// Recorded.
     Yes,
-    /// Recorded, but the totals it was checked against may have changed meanwhile: check
-    /// the thresholds again under the lock.
-    YesCheckAgain,
     /// Recorded in a trial stripe, and it may have been the trial window's last outcome:
     /// settle the verdict under the lock.
     YesSettle,
@@ -237,7 +246,7 @@ struct TrialStripe {
 #[repr(C, align(64))]
 struct Hot {
     word: AtomicU64,
-    /// Bumped by every publish (the COUNT and HALF versions are its low bits).
+    /// Bumped by every publish (the words' versions are its low bits).
     seq: AtomicU64,
     /// `slowCallDurationThreshold` in ns.
     slow_threshold: AtomicU64,
@@ -509,7 +518,8 @@ impl FastWindow {
     #[inline(always)]
     fn try_record_time(&self, mut w: u64, failed: bool, slow: bool, end_nanos: u64) -> Recorded {
         let h = &self.hot;
-        let seq = h.seq.load(Ordering::Relaxed);
+        // Read after the word: what its publish released, or newer (then a seal came in
+        // between, and the CAS below fails on the version).
         if end_nanos / 1_000_000_000 != h.shape.load(Ordering::Relaxed) {
             // A new second: the machine moves the window.
             return Recorded::No;
@@ -520,7 +530,8 @@ impl FastWindow {
         let one = one_count(failed, slow);
         loop {
             let counts = counts_of(w);
-            if counts.calls as u64 == COUNT_MAX || counts.slow_failed as u64 == COUNT_MAX {
+            // Every count is at most `calls`.
+            if counts.calls as u64 == COUNT_MAX {
                 return Recorded::No;
             }
             let calls = calls_failed as u32 + counts.calls + 1;
@@ -536,15 +547,12 @@ impl FastWindow {
                 .word
                 .compare_exchange_weak(w, w + one, Ordering::AcqRel, Ordering::Acquire)
             {
-                Ok(_) => break,
-                Err(current) if current & (FAST | MODE) == FAST | TIME => w = current,
+                Ok(_) => return Recorded::Yes,
+                // Another lock-free outcome of this publish: check again with its counts.
+                Err(current) if same_time_publish(w, current) => w = current,
+                // A seal, maybe a later publish: the totals read are no longer current.
                 Err(_) => return Recorded::No,
             }
-        }
-        if h.seq.load(Ordering::Acquire) == seq {
-            Recorded::Yes
-        } else {
-            Recorded::YesCheckAgain
         }
     }
 
@@ -635,7 +643,7 @@ impl FastWindow {
             h.word.load(Ordering::Relaxed) & FAST == 0,
             "publish without seal"
         );
-        self.next_seq();
+        let version = self.next_seq();
         h.shape.store(second, Ordering::Relaxed);
         h.calls_failed.store(
             u64::from(totals.calls) | u64::from(totals.failed) << 32,
@@ -651,7 +659,10 @@ impl FastWindow {
         );
         h.slow_threshold
             .store(slow_threshold_nanos, Ordering::Relaxed);
-        h.word.store(TIME | FAST, Ordering::Release);
+        h.word.store(
+            (version << TIME_VERSION_SHIFT) | TIME | FAST,
+            Ordering::Release,
+        );
     }
 
     /// Opens the path on the HALF_OPEN state of `generation`, with `permits` trial
@@ -711,689 +722,7 @@ impl FastWindow {
 }
 
 #[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use crate::window::CountWindow;
-
-    #[test]
-    fn classes_hold_their_sizes() {
-        for size in 1..=4100usize {
-            let c = class(size);
-            assert!(1usize << c >= size, "size {size}");
-            assert!(c == 0 || 1usize << (c - 1) < size, "size {size}");
-        }
-        assert_eq!(class(MAX_SIZE), CLASSES - 1);
-    }
-
-    #[test]
-    fn only_equal_codes_pass_and_the_head_wraps() {
-        let fast = FastWindow::default();
-        let rec = |failed, elapsed| fast.try_record(failed, elapsed, 0, 0) == Recorded::Yes;
-        assert!(!rec(false, 0), "closed until published");
-        let mut w = CountWindow::on_ring(fast.ring(3), 3);
-        for failed in [false, true, false] {
-            w.record(failed, false);
-        }
-        fast.publish_count(w.head(), 3, 1_000);
-        // Ring: [ok, failed, ok], head 0.
-        assert!(rec(false, 10), "ok replaces ok");
-        assert!(!rec(false, 10), "ok would replace a failure");
-        assert!(
-            !rec(true, 2_000),
-            "failed and slow replaces a plain failure"
-        );
-        assert!(rec(true, 999), "failure replaces failure");
-        assert!(rec(false, 1_000), "1000 ns is not slower than 1000 ns");
-        assert_eq!(
-            fast.seal(),
-            Some(Sealed::Head(0)),
-            "three outcomes: back to slot 0"
-        );
-        assert!(!fast.is_open());
-        assert!(!rec(false, 0), "sealed");
-        assert_eq!(fast.seal(), None);
-    }
-
-    #[test]
-    fn a_publish_invalidates_an_old_word_even_at_the_same_head() {
-        let fast = FastWindow::default();
-        let _w = CountWindow::on_ring(fast.ring(2), 2);
-        fast.publish_count(0, 2, u64::MAX);
-        let stale = fast.hot.word.load(Ordering::Relaxed);
-        assert_eq!(fast.seal(), Some(Sealed::Head(0)));
-        fast.publish_count(0, 2, u64::MAX);
-        let now = fast.hot.word.load(Ordering::Relaxed);
-        assert_eq!(head_of(stale), head_of(now));
-        assert_ne!(stale, now, "the version moved");
-    }
-
-    const SECOND: u64 = 1_000_000_000;
-
-    /// A time window published at second 100 with 8 calls, 3 failed, 1 slow; minimum 10
-    /// calls; thresholds 50 % / 40 %.
-    fn time_window() -> FastWindow {
-        let fast = FastWindow::default();
-        let totals = Totals {
-            calls: 8,
-            failed: 3,
-            slow: 1,
-            slow_failed: 0,
-        };
-        fast.publish_time(100, totals, 10, 50.0, 40.0, 1_000);
-        fast
-    }
-
-    #[test]
-    fn time_counts_add_up_within_the_published_second() {
-        let fast = time_window();
-        let at = 100 * SECOND + 5;
-        assert_eq!(
-            fast.try_record(true, 5_000, at, 0),
-            Recorded::Yes,
-            "9 calls < 10"
-        );
-        // 10 calls, 4 failed (40 %), 2 slow (20 %): below both.
-        assert_eq!(fast.try_record(false, 5_000, at, 0), Recorded::Yes);
-        // 11 calls, 5 failed: 45.45 % < 50 %.
-        assert_eq!(fast.try_record(true, 10, at, 0), Recorded::Yes);
-        // 12 calls, 6 failed: 50 % reaches the threshold: the machine must trip.
-        assert_eq!(fast.try_record(true, 10, at, 0), Recorded::No);
-        assert_eq!(
-            fast.try_record(false, 10, 101 * SECOND, 0),
-            Recorded::No,
-            "next second"
-        );
-        assert_eq!(
-            fast.try_record(false, 10, 99 * SECOND, 0),
-            Recorded::No,
-            "older second"
-        );
-        assert_eq!(
-            fast.seal(),
-            Some(Sealed::Counts(Totals {
-                calls: 3,
-                failed: 2,
-                slow: 2,
-                slow_failed: 1,
-            }))
-        );
-        assert_eq!(fast.try_record(false, 10, at, 0), Recorded::No, "sealed");
-    }
-
-    #[test]
-    fn time_counts_stop_before_they_overflow() {
-        let fast = FastWindow::default();
-        fast.publish_time(7, Totals::default(), 1, 100.0, 100.0, u64::MAX);
-        for _ in 0..COUNT_MAX {
-            assert_eq!(fast.try_record(false, 0, 7 * SECOND, 0), Recorded::Yes);
-        }
-        assert_eq!(fast.try_record(false, 0, 7 * SECOND, 0), Recorded::No);
-        let Some(Sealed::Counts(t)) = fast.seal() else {
-            panic!("time counts")
-        };
-        assert_eq!(t.calls as u64, COUNT_MAX);
-    }
-
-    /// HALF_OPEN of generation 7: 2 permissions left, 1 outcome in the trial window, the
-    /// verdict at 3 calls, a deadline at 1000 ns, slow above 100 ns.
-    fn half_window() -> FastWindow {
-        let fast = FastWindow::default();
-        fast.publish_half(7, 2, 1, 3, 1_000, 100, None);
-        fast
-    }
-
-    #[test]
-    fn trial_permissions_run_out_and_come_back_with_a_publish() {
-        let fast = half_window();
-        assert_eq!(fast.try_acquire_trial(10), Some(7));
-        assert_eq!(fast.try_acquire_trial(1_000), None, "deadline reached");
-        assert_eq!(fast.try_acquire_trial(999), Some(7));
-        assert_eq!(fast.try_acquire_trial(10), None, "no permission left");
-        assert_eq!(
-            fast.seal(),
-            Some(Sealed::Trials {
-                permits: 0,
-                successes: 0
-            })
-        );
-        assert_eq!(fast.try_acquire_trial(10), None, "sealed");
-        fast.publish_half(8, 1, 0, 1, u64::MAX, 100, None);
-        assert_eq!(fast.try_acquire_trial(u64::MAX - 1), Some(8));
-    }
-
-    #[test]
-    fn only_a_success_of_this_state_before_the_verdict_goes_lock_free() {
-        let fast = half_window();
-        assert_eq!(fast.try_record(true, 10, 10, 7), Recorded::No, "a failure");
-        assert_eq!(
-            fast.try_record(false, 101, 10, 7),
-            Recorded::No,
-            "a slow call"
-        );
-        assert_eq!(
-            fast.try_record(false, 10, 10, 6),
-            Recorded::No,
-            "another state's call"
-        );
-        assert_eq!(
-            fast.try_record(false, 10, 1_000, 7),
-            Recorded::No,
-            "deadline reached"
-        );
-        // 1 + 1 = 2 calls < 3: no verdict yet.
-        assert_eq!(fast.try_record(false, 100, 999, 7), Recorded::Yes);
-        // 1 + 1 + 1 = 3 calls: the verdict, under the lock.
-        assert_eq!(fast.try_record(false, 10, 10, 7), Recorded::No);
-        assert_eq!(fast.try_acquire_trial(10), Some(7));
-        assert_eq!(
-            fast.seal(),
-            Some(Sealed::Trials {
-                permits: 1,
-                successes: 1
-            })
-        );
-        assert_eq!(fast.try_record(false, 10, 10, 7), Recorded::No, "sealed");
-    }
-
-    /// Striped HALF_OPEN of generation 7: 2 permissions left, 1 outcome in a window of 3
-    /// (the verdict at 3), none of them from stripes.
-    fn striped_half_window() -> FastWindow {
-        let fast = FastWindow::default();
-        fast.publish_half(7, 2, 1, 3, 1_000, 100, Some(0));
-        fast
-    }
-
-    #[test]
-    fn striped_successes_count_per_thread_and_the_last_one_settles() {
-        let fast = striped_half_window();
-        assert_eq!(fast.try_acquire_trial(10), Some(7));
-        // A permission is left: this success cannot complete the window.
-        assert_eq!(fast.record_trial_in_stripe(0, 20, 7), Recorded::Yes);
-        assert_eq!(fast.trial_stripes(7), (1, 20));
-        assert_eq!(fast.try_acquire_trial(10), Some(7));
-        // No permission left: 1 published + 1 striped + this one = 3 = the minimum.
-        assert_eq!(fast.record_trial_in_stripe(3, 30, 7), Recorded::YesSettle);
-        assert_eq!(fast.trial_stripes(7), (2, 30));
-        assert_eq!(fast.trial_stripes(6), (0, 0), "another state's successes");
-        // The word holds none of them, and the thread without a stripe takes the lock.
-        assert_eq!(
-            fast.seal(),
-            Some(Sealed::Trials {
-                permits: 0,
-                successes: 0
-            })
-        );
-        assert_eq!(fast.record_trial_in_stripe(STRIPES, 40, 7), Recorded::No);
-    }
-
-    #[test]
-    fn a_stripe_restarts_its_count_for_a_new_half_open_state() {
-        let fast = striped_half_window();
-        assert_eq!(fast.record_trial_in_stripe(1, 20, 7), Recorded::Yes);
-        assert_eq!(fast.record_trial_in_stripe(1, 25, 7), Recorded::Yes);
-        assert_eq!(fast.trial_stripes(7), (2, 25));
-        fast.seal();
-        // Generation 9, 2 stripe successes already adopted: a new count from 1.
-        fast.publish_half(9, 3, 2, 3, u64::MAX, 100, Some(2));
-        assert_eq!(fast.record_trial_in_stripe(1, 30, 9), Recorded::Yes);
-        assert_eq!(fast.trial_stripes(9), (1, 30));
-        assert_eq!(
-            fast.trial_stripes(7),
-            (0, 0),
-            "overwritten by the new state"
-        );
-    }
-
-    #[test]
-    fn a_striped_success_of_a_closed_path_goes_to_the_lock() {
-        let fast = striped_half_window();
-        fast.seal();
-        // Checked before the seal, stored after it: counted, and the lock decides.
-        assert_eq!(fast.record_trial_in_stripe(0, 20, 7), Recorded::YesSettle);
-        assert_eq!(fast.trial_stripes(7), (1, 20));
-    }
-
-    #[test]
-    fn a_later_half_open_publish_never_equals_an_earlier_word() {
-        let fast = half_window();
-        let stale = fast.hot.word.load(Ordering::Relaxed);
-        fast.seal();
-        fast.publish_half(7, 2, 1, 3, 1_000, 100, None);
-        assert_ne!(
-            stale,
-            fast.hot.word.load(Ordering::Relaxed),
-            "the version moved"
-        );
-        // A count word, a time word and a half word never look alike.
-        fast.seal();
-        let _ring = fast.ring(4);
-        fast.publish_count(0, 4, 100);
-        assert_eq!(
-            fast.try_acquire_trial(10),
-            None,
-            "a count word has no permissions"
-        );
-        assert_eq!(fast.seal(), Some(Sealed::Head(0)));
-        fast.publish_time(0, Totals::default(), 10, 50.0, 50.0, 100);
-        assert_eq!(
-            fast.try_acquire_trial(10),
-            None,
-            "a time word has no permissions"
-        );
-    }
-
-    #[test]
-    fn rate_below_is_resilience4js_f32_rule() {
-        // 1 of 3 = 33.333332 in f32.
-        assert!(!rate_below(1, 3, 33.333332));
-        assert!(rate_below(1, 3, 33.333336));
-        assert!(rate_below(0, 3, f32::MIN_POSITIVE));
-        assert!(!rate_below(3, 3, 100.0));
-    }
-}
+mod tests;
 
 #[cfg(all(test, loom))]
-mod loom_models {
-    //! The lock-free path against the machine's side of the protocol, on the real
-    //! [`FastWindow`] and [`CountWindow`], with a loom mutex standing in for the breaker's
-    //! lock.
-    use super::*;
-    use crate::sync::loom_model as model;
-    use crate::sync::{Arc, Mutex};
-    use crate::window::{CountWindow, FAILED};
-    use loom::thread;
-
-    /// What the breaker's lock guards here: the window, and the codes recorded under the
-    /// lock, in lock order.
-    struct Locked {
-        window: CountWindow,
-        log: Vec<u8>,
-    }
-
-    /// The machine's side of one outcome under the lock: seal, adopt the head, record,
-    /// publish again.
-    fn locked_record(fast: &FastWindow, locked: &Mutex<Locked>, failed: bool) {
-        let mut l = crate::sync::lock(locked);
-        if let Some(Sealed::Head(head)) = fast.seal() {
-            l.window.set_head(head);
-        }
-        l.window.record(failed, false);
-        l.log.push(failed as u8);
-        fast.publish_count(l.window.head(), l.window.capacity(), u64::MAX);
-    }
-
-    /// One outcome as the breaker records it: lock-free if it can, else under the lock.
-    /// Returns whether it went lock-free.
-    fn outcome(fast: &FastWindow, locked: &Mutex<Locked>, failed: bool) -> bool {
-        let lock_free = fast.try_record(failed, 0, 0, 0) == Recorded::Yes;
-        if !lock_free {
-            locked_record(fast, locked, failed);
-        }
-        lock_free
-    }
-
-    /// Seals and returns the window's head and its ring's codes, checking that the totals
-    /// match the ring.
-    fn settle(fast: &FastWindow, locked: &Mutex<Locked>) -> (usize, Vec<u8>, Vec<u8>) {
-        let mut l = crate::sync::lock(locked);
-        if let Some(Sealed::Head(head)) = fast.seal() {
-            l.window.set_head(head);
-        }
-        let size = l.window.capacity();
-        let ring = fast.ring(size);
-        let codes: Vec<u8> = ring[..size]
-            .iter()
-            .map(|s| s.load(Ordering::Relaxed))
-            .collect();
-        let failed = codes.iter().filter(|c| *c & FAILED != 0).count() as u32;
-        assert_eq!(l.window.totals().failed, failed, "totals match the ring");
-        (l.window.head(), codes, l.log.clone())
-    }
-
-    fn window_of(fast: &FastWindow, codes: &[bool]) -> Arc<Mutex<Locked>> {
-        let mut w = CountWindow::on_ring(fast.ring(codes.len()), codes.len());
-        for &failed in codes {
-            w.record(failed, false);
-        }
-        fast.publish_count(w.head(), w.capacity(), u64::MAX);
-        Arc::new(Mutex::new(Locked {
-            window: w,
-            log: Vec::new(),
-        }))
-    }
-
-    /// Two threads record two outcomes each into a full window of 2 holding one success and
-    /// one failure, with the path open: whatever the interleaving, every outcome moves the
-    /// head exactly once and the totals match the ring.
-    #[test]
-    fn loom_every_outcome_moves_the_head_once() {
-        model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let locked = window_of(&fast, &[false, true]);
-            let t = {
-                let (fast, locked) = (fast.clone(), locked.clone());
-                thread::spawn(move || {
-                    outcome(&fast, &locked, false);
-                    outcome(&fast, &locked, true);
-                })
-            };
-            outcome(&fast, &locked, true);
-            outcome(&fast, &locked, false);
-            t.join().unwrap();
-            let (head, _, _) = settle(&fast, &locked);
-            assert_eq!(head, (2 + 4) % 2);
-        });
-    }
-
-    /// A lock-free success races a locked failure that overwrites the very slot it reads
-    /// (window of 1 holding a success). A success that went lock-free must come before the
-    /// failure, so the window ends holding the failure; otherwise both took the lock and the
-    /// window holds whichever came last. A stale read (a lock-free success after the
-    /// failure) would leave the failure where the success belongs.
-    #[test]
-    fn loom_a_lock_free_outcome_never_reads_an_overwritten_slot() {
-        model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let locked = window_of(&fast, &[false]);
-            let t = {
-                let (fast, locked) = (fast.clone(), locked.clone());
-                thread::spawn(move || outcome(&fast, &locked, false))
-            };
-            locked_record(&fast, &locked, true);
-            let lock_free = t.join().unwrap();
-            let (head, codes, log) = settle(&fast, &locked);
-            assert_eq!(head, 0);
-            let expected = if lock_free {
-                assert_eq!(log, [1]);
-                FAILED
-            } else {
-                assert_eq!(log.len(), 2);
-                log[1]
-            };
-            assert_eq!(codes, [expected]);
-        });
-    }
-
-    /// TIME_BASED: two threads record lock-free into the newest second while the lock
-    /// holder seals, adds the counts to its window and publishes again (what a metrics read
-    /// does): no outcome is lost or counted twice, whatever the interleaving, and an outcome
-    /// that may have been checked against totals older than the ones it landed on says so.
-    const NOW: u64 = 1_700_000_000 * 1_000_000_000;
-
-    fn publish_time_window(fast: &FastWindow, w: &crate::window::TimeWindow) {
-        fast.publish_time(w.newest_second(), w.totals(), 1_000, 50.0, 50.0, u64::MAX);
-    }
-
-    fn settle_time_window(fast: &FastWindow, w: &mut crate::window::TimeWindow) {
-        if let Some(Sealed::Counts(t)) = fast.seal() {
-            w.add_to_newest(t);
-        }
-    }
-
-    /// One success as the breaker records it in a time window.
-    fn time_outcome(fast: &FastWindow, window: &Mutex<crate::window::TimeWindow>) {
-        match fast.try_record(false, 0, NOW, 0) {
-            Recorded::Yes | Recorded::YesCheckAgain => {}
-            Recorded::No => {
-                let mut w = crate::sync::lock(window);
-                settle_time_window(fast, &mut w);
-                w.record(NOW, false, false);
-                publish_time_window(fast, &w);
-            }
-            Recorded::YesSettle => panic!("a time window has no trials to settle"),
-        }
-    }
-
-    /// TIME_BASED: one outcome recorded lock-free into the newest second (or under the lock
-    /// if the path is sealed when it looks) while the lock holder seals, adds the counts to
-    /// its window and publishes again (what a metrics read does): the outcome is neither
-    /// lost nor counted twice, whatever the interleaving.
-    ///
-    /// One recording thread against the sealer: with two recording threads and the sealer
-    /// the model did not finish in 27 minutes on the loaded 2-core machine. The race
-    /// between two recording threads (a CAS on the same word, no sealer) is the next model.
-    #[test]
-    fn loom_time_counts_are_handed_over_exactly_once() {
-        model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let window = Arc::new(Mutex::new(crate::window::TimeWindow::new(10, NOW)));
-            publish_time_window(&fast, &crate::sync::lock(&window));
-            let t = {
-                let (fast, window) = (fast.clone(), window.clone());
-                thread::spawn(move || time_outcome(&fast, &window))
-            };
-            {
-                let mut w = crate::sync::lock(&window);
-                settle_time_window(&fast, &mut w);
-                publish_time_window(&fast, &w);
-            }
-            t.join().unwrap();
-            let mut w = crate::sync::lock(&window);
-            settle_time_window(&fast, &mut w);
-            assert_eq!(w.totals().calls, 1, "the outcome, once");
-        });
-    }
-
-    /// HALF_OPEN: what the machine does under the lock when a trial call cannot go
-    /// lock-free: seal, adopt, act, publish again. Here: take a permission if one is left
-    /// (`acquire`), or record a success (`!acquire`), of the state of `generation`.
-    struct Trials {
-        generation: u64,
-        permits: u32,
-        successes: u32,
-    }
-
-    fn publish_trials(fast: &FastWindow, t: &Trials) {
-        fast.publish_half(
-            t.generation,
-            t.permits,
-            t.successes,
-            2,
-            u64::MAX,
-            u64::MAX,
-            None,
-        );
-    }
-
-    fn settle_trials(fast: &FastWindow, t: &mut Trials) {
-        if let Some(Sealed::Trials { permits, successes }) = fast.seal() {
-            t.permits = permits;
-            t.successes += successes;
-        }
-    }
-
-    /// A HALF_OPEN state of generation 1 with `permits` trial permissions left and no
-    /// outcome yet, published.
-    fn published_trials(permits: u32) -> (Arc<FastWindow>, Arc<Mutex<Trials>>) {
-        let fast = Arc::new(FastWindow::default());
-        let trials = Trials {
-            generation: 1,
-            permits,
-            successes: 0,
-        };
-        publish_trials(&fast, &trials);
-        (fast, Arc::new(Mutex::new(trials)))
-    }
-
-    fn acquire(fast: &FastWindow, trials: &Mutex<Trials>) -> Option<u64> {
-        if let Some(generation) = fast.try_acquire_trial(0) {
-            return Some(generation);
-        }
-        let mut t = crate::sync::lock(trials);
-        settle_trials(fast, &mut t);
-        let granted = (t.permits > 0).then(|| {
-            t.permits -= 1;
-            t.generation
-        });
-        publish_trials(fast, &t);
-        granted
-    }
-
-    /// Two threads race for the one trial permission left (and the lock holder seals and
-    /// publishes again meanwhile, as any locked operation does): exactly one gets it.
-    #[test]
-    fn loom_one_trial_permission_goes_to_one_call() {
-        model(|| {
-            let (fast, trials) = published_trials(1);
-            let t = {
-                let (fast, trials) = (fast.clone(), trials.clone());
-                thread::spawn(move || acquire(&fast, &trials).is_some())
-            };
-            let mine = acquire(&fast, &trials).is_some();
-            let theirs = t.join().unwrap();
-            assert!(mine ^ theirs, "one permission, one call ({mine}, {theirs})");
-            let mut t = crate::sync::lock(&trials);
-            settle_trials(&fast, &mut t);
-            assert_eq!(t.permits, 0);
-        });
-    }
-
-    /// A success of generation 1 recorded while the lock holder ends that HALF_OPEN state
-    /// and publishes generation 2 with the same counts (so the words could look alike but
-    /// for the version): the success lands in generation 1 (before the seal) or not at all
-    /// lock-free, never in generation 2.
-    #[test]
-    fn loom_a_stale_trial_success_never_lands_in_a_later_state() {
-        model(|| {
-            let (fast, trials) = published_trials(0);
-            let t = {
-                let fast = fast.clone();
-                thread::spawn(move || fast.try_record(false, 0, 0, 1) == Recorded::Yes)
-            };
-            let landed_in_1 = {
-                let mut t = crate::sync::lock(&trials);
-                settle_trials(&fast, &mut t);
-                let landed = t.successes;
-                // A new HALF_OPEN state, counts as generation 1 started with.
-                *t = Trials {
-                    generation: 2,
-                    permits: 0,
-                    successes: 0,
-                };
-                publish_trials(&fast, &t);
-                landed
-            };
-            let lock_free = t.join().unwrap();
-            let mut t = crate::sync::lock(&trials);
-            settle_trials(&fast, &mut t);
-            assert_eq!(t.successes, 0, "nothing of generation 1 in generation 2");
-            assert_eq!(
-                landed_in_1 == 1,
-                lock_free,
-                "a lock-free success landed in 1"
-            );
-        });
-    }
-
-    /// The machine's side of a striped HALF_OPEN state of generation 1 with a window of 2
-    /// (the verdict at 2): permits left, outcomes in the window, stripe successes adopted.
-    struct Striped {
-        permits: u32,
-        calls: u32,
-        adopted: u32,
-    }
-
-    impl Striped {
-        /// What every locked operation starts with: seal, take the permits back, adopt the
-        /// stripes' new successes. Returns whether the verdict is due.
-        fn seal_and_adopt(&mut self, fast: &FastWindow) -> bool {
-            if let Some(Sealed::Trials { permits, successes }) = fast.seal() {
-                assert_eq!(successes, 0, "striped successes never go to the word");
-                self.permits = permits;
-            }
-            let (counted, _) = fast.trial_stripes(1);
-            assert!(counted >= self.adopted, "stripe counts only grow");
-            self.calls += counted - self.adopted;
-            self.adopted = counted;
-            self.calls >= 2
-        }
-
-        /// What it ends with: publish again while no verdict is due.
-        fn publish(&self, fast: &FastWindow) {
-            if self.calls < 2 {
-                fast.publish_half(
-                    1,
-                    self.permits,
-                    self.calls,
-                    2,
-                    u64::MAX,
-                    u64::MAX,
-                    Some(self.adopted),
-                );
-            }
-        }
-    }
-
-    /// One trial call on the thread owning `stripe`: a permission (lock-free, or under the
-    /// lock), then a success counted in the stripe. Returns whether it asked to settle.
-    fn striped_trial(fast: &FastWindow, machine: &Mutex<Striped>, stripe: usize) -> bool {
-        if fast.try_acquire_trial(0).is_none() {
-            let mut m = crate::sync::lock(machine);
-            m.seal_and_adopt(fast);
-            assert!(m.permits > 0, "two permissions for two calls");
-            m.permits -= 1;
-            m.publish(fast);
-        }
-        match fast.record_trial_in_stripe(stripe, 0, 1) {
-            Recorded::Yes => false,
-            Recorded::YesSettle => true,
-            other => panic!("a striped success recorded as {other:?}"),
-        }
-    }
-
-    /// Striped HALF_OPEN: two trial calls on two threads succeed while the lock holder seals,
-    /// adopts and publishes again (what a metrics read does). Every success is adopted
-    /// exactly once, and the last one either asks to settle or is left for the next locked
-    /// operation, which finds the verdict due: no interleaving loses the verdict.
-    #[test]
-    fn loom_striped_trial_successes_are_adopted_once_and_settled() {
-        model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let machine = Arc::new(Mutex::new(Striped {
-                permits: 2,
-                calls: 0,
-                adopted: 0,
-            }));
-            crate::sync::lock(&machine).publish(&fast);
-            let t = {
-                let (fast, machine) = (fast.clone(), machine.clone());
-                thread::spawn(move || striped_trial(&fast, &machine, 1))
-            };
-            {
-                let mut m = crate::sync::lock(&machine);
-                m.seal_and_adopt(&fast);
-                m.publish(&fast);
-            }
-            let mine = striped_trial(&fast, &machine, 0);
-            let theirs = t.join().unwrap();
-            let mut m = crate::sync::lock(&machine);
-            assert!(
-                m.seal_and_adopt(&fast),
-                "both successes are in: the verdict is due"
-            );
-            assert_eq!((m.calls, m.adopted), (2, 2), "each success adopted once");
-            let _ = (mine, theirs);
-        });
-    }
-
-    /// TIME_BASED: two threads record into the newest second at once, with the path open
-    /// and nobody sealing meanwhile: both counts land, once each (a lost CAS retries or
-    /// takes the lock, never drops the outcome).
-    #[test]
-    fn loom_two_time_outcomes_both_land() {
-        model(|| {
-            let fast = Arc::new(FastWindow::default());
-            let window = Arc::new(Mutex::new(crate::window::TimeWindow::new(10, NOW)));
-            publish_time_window(&fast, &crate::sync::lock(&window));
-            let t = {
-                let (fast, window) = (fast.clone(), window.clone());
-                thread::spawn(move || time_outcome(&fast, &window))
-            };
-            time_outcome(&fast, &window);
-            t.join().unwrap();
-            let mut w = crate::sync::lock(&window);
-            settle_time_window(&fast, &mut w);
-            assert_eq!(w.totals().calls, 2, "both outcomes, once each");
-        });
-    }
-}
+mod loom_models;

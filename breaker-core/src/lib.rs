@@ -55,9 +55,12 @@
 //!   [`CircuitBreakerConfigBuilder::exact_resilience4j`].
 //! - **Subscribers see a breaker's events in the order it produced them**, one at a time and
 //!   never under the state lock (Resilience4j calls its consumers on every calling thread at
-//!   once, so two threads' events can cross). An operation returns once its events are
-//!   delivered, possibly by another thread that was delivering already; a subscriber may call
-//!   back into the breaker (its own events follow the one being delivered). Every operation
+//!   once, so two threads' events can cross). No operation waits for another thread's
+//!   subscribers: while one thread delivers, the others' events join a queue it delivers
+//!   before it stops, so such an event may arrive after its operation returned (an
+//!   operation with nobody else delivering returns once its events are delivered); a
+//!   subscriber may call back into the breaker (its own events follow the one being
+//!   delivered). Every operation
 //!   reads the clock once it holds the lock, so waiting for the lock never starts an OPEN wait
 //!   early nor stamps events out of order.
 //! - **A cancelled or panicking call never strands a half-open permit.** A [`Permit`]

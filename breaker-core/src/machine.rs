@@ -267,7 +267,7 @@ pub(crate) struct Refusal {
 ///
 /// `repr(C)`, cold fields first: what a recorded outcome touches (state, slow-call
 /// threshold, window, integer thresholds) sits at the end, next to the lock word that
-/// follows the machine in the breaker's spin lock, so an outcome writes as few cache lines
+/// follows the machine in the breaker's lock, so an outcome writes as few cache lines
 /// as possible (they move between cores when threads share a breaker).
 #[derive(Debug)]
 #[repr(C)]
@@ -900,17 +900,6 @@ impl Machine {
             self.slow_threshold_nanos,
             striped,
         );
-    }
-
-    /// Checks CLOSED's thresholds at `now` without recording anything, as a recorded
-    /// outcome does (for a lock-free outcome that may have been checked against older
-    /// totals): FAILURE_RATE_EXCEEDED / SLOW_CALL_RATE_EXCEEDED and OPEN if one is reached.
-    pub fn check_closed(&mut self, now: u64, sink: &mut EventSink) {
-        self.fire_due_timers(now, sink);
-        if self.state == State::Closed {
-            let (verdict, fr, sr) = self.metrics.evaluate(&self.config, now);
-            self.closed_verdict(verdict, fr, sr, now, sink);
-        }
     }
 
     /// What CLOSED does after a verdict: trips when a rate is reached.

@@ -230,3 +230,71 @@ fn subscribers_of_two_breakers_that_call_each_other_do_not_deadlock() {
     let recorded = a.metrics().number_of_buffered_calls + b.metrics().number_of_buffered_calls;
     assert_eq!(recorded as u64, 100 + calls.load(Ordering::SeqCst).min(200));
 }
+
+/// Issue 23: a subscriber that waits for something a second caller provides only after its
+/// call on the same breaker returns. The second caller's call must not wait for the first
+/// caller's subscriber (it used to wait on a condition variable until the deliverer had
+/// passed its event: a deadlock, here cut short by the subscriber's timeout). Its event
+/// is delivered by the first caller's thread, after the event that was being delivered.
+#[test]
+fn a_second_caller_never_waits_for_the_first_caller_s_subscriber() {
+    let config = CircuitBreakerConfig::builder()
+        .sliding_window_size(100)
+        .build()
+        .unwrap();
+    let cb = CircuitBreaker::new("blocking-subscriber", config);
+    let (entered_tx, entered_rx) = std::sync::mpsc::channel::<()>();
+    let (provided_tx, provided_rx) = std::sync::mpsc::channel::<()>();
+    let entered_tx = Mutex::new(Some(entered_tx));
+    let provided_rx = Mutex::new(provided_rx);
+    let seen: Arc<Mutex<Vec<(EventType, String)>>> = Arc::default();
+    let waited: Arc<Mutex<Option<bool>>> = Arc::default();
+    {
+        let (seen, waited) = (seen.clone(), waited.clone());
+        cb.subscribe(move |e| {
+            let thread = thread::current().name().unwrap_or("?").to_string();
+            seen.lock().unwrap().push((e.event_type(), thread));
+            if let Some(tx) = entered_tx.lock().unwrap().take() {
+                // The first event: wait for the second caller. Bounded so that the old
+                // behaviour fails the test instead of hanging it (60 s: far above any
+                // scheduling delay on a loaded machine, and never reached when it passes).
+                tx.send(()).unwrap();
+                let got = provided_rx
+                    .lock()
+                    .unwrap()
+                    .recv_timeout(Duration::from_secs(60));
+                *waited.lock().unwrap() = Some(got.is_ok());
+            }
+        });
+    }
+    let first = {
+        let cb = cb.clone();
+        thread::Builder::new()
+            .name("first".into())
+            .spawn(move || cb.try_acquire_permission().unwrap().on_error())
+            .unwrap()
+    };
+    entered_rx.recv().unwrap();
+    // The first caller's thread is inside its subscriber: this call returns regardless.
+    cb.try_acquire_permission().unwrap().on_success();
+    provided_tx.send(()).unwrap();
+    first.join().unwrap();
+    assert_eq!(
+        *waited.lock().unwrap(),
+        Some(true),
+        "the subscriber got what the second caller provided after its call returned"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            (EventType::Error, "first".to_string()),
+            (EventType::Success, "first".to_string()),
+        ],
+        "both events in production order, the second one delivered by the first caller"
+    );
+    let m = cb.metrics();
+    assert_eq!(
+        (m.number_of_failed_calls, m.number_of_successful_calls),
+        (1, 1)
+    );
+}
