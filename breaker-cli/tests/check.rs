@@ -153,13 +153,12 @@ fn strict_makes_warnings_fail_the_check() {
         )),
         "{err}"
     );
-    // 7: the nested slidingWindowSize the fixture had is now a binding error (issue 23).
-    assert!(err.ends_with("error: 7 warnings and --strict\n"), "{err}");
+    assert!(err.ends_with("error: 8 warnings and --strict\n"), "{err}");
 
     // --json keeps stdout JSON; the exit status still reflects --strict.
     let out = breaker(&["check", "--strict", "--json", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(json(&out)["warnings"].as_array().unwrap().len(), 7);
+    assert_eq!(json(&out)["warnings"].as_array().unwrap().len(), 8);
 
     // No warnings: --strict passes.
     let clean = fixture("own/f01_nested_kebab.yml");
