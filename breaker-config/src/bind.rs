@@ -439,10 +439,22 @@ fn collect<'a, S: Schema>(
         (_, 5) => None,
         (Kind::ClassList, 6) if n[5].index().is_some() => n[5].index(),
         _ => {
-            // A map (or list) where a value belongs, e.g. `wait-duration: {seconds: 2s}`:
-            // Spring's binder has no converter from a map to the setting's type and fails
-            // the binding, so the entry is refused (once per setting).
             let written = respell(camel, &setting.text);
+            if kind != Kind::Duration {
+                // Spring's binder finds no constructor to bind nested keys to a number,
+                // boolean, enum, text or list (several constructors, or none), so it binds
+                // nothing there and the default applies: a warning, as for an unknown key.
+                warnings.push(Warning::new(
+                    Some(p.key_origin.clone()),
+                    p.key.clone(),
+                    format!("{written} takes a single value, not nested keys; ignored"),
+                ));
+                return;
+            }
+            // A map where a duration belongs, e.g. `wait-duration: {seconds: 2s}`: Spring's
+            // binder binds nested keys to `java.time.Duration`'s one constructor
+            // `(long seconds, int nanos)` and fails to convert them, so the application does
+            // not start: the entry is refused (once per setting).
             let key = format!("{}.{written}", pending.block.path);
             if !pending.block.errors.iter().any(|e| e.key == key) {
                 let rest: Vec<&str> = n[5..].iter().map(|e| e.text.as_str()).collect();

@@ -40,16 +40,35 @@ resilience4j.retry:
     assert!(l.warnings.iter().all(|w| !w.key.contains("wait-duration")));
 }
 
-/// The same in a circuit breaker, for an integer setting.
+/// The same in a circuit breaker.
 #[test]
-fn a_map_where_an_integer_belongs_is_an_error() {
-    let l = load("resilience4j.circuitbreaker.instances.a.slidingWindowSize: {size: 5}\n");
+fn a_map_where_a_circuit_breaker_duration_belongs_is_an_error() {
+    let l = load("resilience4j.circuitbreaker.instances.a.waitDurationInOpenState: {seconds: 5}\n");
     let e = error_at(
         &l,
-        "resilience4j.circuitbreaker.instances.a.slidingWindowSize",
+        "resilience4j.circuitbreaker.instances.a.waitDurationInOpenState",
     );
-    assert!(e.message.contains("java.lang.Integer"), "{e}");
+    assert!(e.message.contains("java.time.Duration"), "{e}");
     assert!(l.config.errors.contains_key("a"));
+}
+
+/// Nested keys under an integer: `java.lang.Integer` has two constructors, so Spring's
+/// binder binds nothing there (no error) and the default 100 applies; we warn.
+#[test]
+fn a_map_where_an_integer_belongs_binds_nothing_with_a_warning() {
+    let l = load(
+        "resilience4j.circuitbreaker.instances.a:\n  slidingWindowSize: {size: 5}\n  failureRateThreshold: 40\n",
+    );
+    assert!(l.errors().is_empty(), "{:?}", l.errors());
+    assert_eq!(l.config.instances["a"].sliding_window_size.value, 100);
+    assert!(
+        l.warnings
+            .iter()
+            .any(|w| w.key.ends_with("slidingWindowSize.size")
+                && w.message.contains("takes a single value")),
+        "{:?}",
+        l.warnings
+    );
 }
 
 const FLAG_ONLY: &str = "
