@@ -202,7 +202,7 @@ impl LiveConfig {
     /// found at start.
     ///
     /// # Errors
-    /// As [`load`](Self::load), and [`LoadError::Location`] for a missing non-optional
+    /// As [`load`](Self::load), and [`LoadError::Location`](crate::LoadError::Location) for a missing non-optional
     /// location or import, or an import chain deeper than 32 files.
     pub fn load_located(
         locations: ConfigLocations,

@@ -21,7 +21,7 @@ pub(crate) struct Read {
     pub(crate) sources: Result<(Vec<SourceText>, Option<ConfigFiles>), LoadError>,
 }
 
-/// The default [`LiveConfig::set_settle_time`]: 100 ms.
+/// The default [`LiveConfig::set_settle_time`](crate::LiveConfig::set_settle_time): 100 ms.
 pub const DEFAULT_SETTLE_TIME: Duration = Duration::from_millis(100);
 
 /// Most settle rounds one reload waits for a file that keeps changing before it gives up

@@ -51,7 +51,7 @@ impl Sleep {
 
     /// Real time: a tokio timer when called inside a tokio runtime whose timers are enabled
     /// (feature `tokio`; tokio's paused test time applies), otherwise the library's timer
-    /// thread (see the [module docs](self)). Never panics for want of a timer.
+    /// thread (see the module docs of `sleep`). Never panics for want of a timer.
     pub fn real(duration: Duration) -> Self {
         if duration.is_zero() {
             return Sleep::ready();
