@@ -99,9 +99,7 @@ impl ErrorCatalog {
         name: impl Into<String>,
         matches: impl Fn(&E) -> bool + Send + Sync + 'static,
     ) -> Self {
-        let value: AnyPredicate =
-            Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
-        self.add(name.into(), Kind::value::<E>(), value)
+        self.add(name.into(), Kind::value::<E>(), predicate(matches))
     }
 
     /// Every value of type `E` answers to `name` (see [`register`](Self::register)).
@@ -131,9 +129,7 @@ impl ErrorCatalog {
         name: impl Into<String>,
         matches: impl Fn(&E) -> bool + Send + Sync + 'static,
     ) -> Self {
-        let value: AnyPredicate =
-            Arc::new(move |v: &dyn Any| v.downcast_ref::<E>().is_some_and(&matches));
-        self.add(name.into(), Kind::error::<E>(), value)
+        self.add(name.into(), Kind::error::<E>(), predicate(matches))
     }
 
     /// Every error of type `E` answers to `name`, wherever it travels (see

@@ -114,12 +114,7 @@ impl MetricsPublisher {
     /// counts and rates) all come from one reading; never waits for a call. Waits for a
     /// [`snapshot`](Self::snapshot) or another refresh in progress.
     pub fn refresh(&self) {
-        let _snapshot = self
-            .inner
-            .snapshot
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        self.refresh_locked();
+        self.snapshot(|| ());
     }
 
     /// [`refresh`](Self::refresh), then `render` (e.g. `PrometheusHandle::render`), with no
