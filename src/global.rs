@@ -187,11 +187,22 @@ pub fn init_from_file(
     path: impl AsRef<std::path::Path>,
     catalog: breaker_core::ErrorCatalog,
 ) -> Result<&'static breaker_config::LiveConfig, InitError> {
+    init_located(path.as_ref(), breaker_config::Loader::new(), catalog)
+}
+
+/// Sets the global registries from the files Spring Boot reads for `path` (its profile
+/// variants and imports), loaded with `loader`: the body of [`init_from_file`] and
+/// [`init_from_file_with_args`].
+fn init_located(
+    path: &std::path::Path,
+    loader: breaker_config::Loader,
+    catalog: breaker_core::ErrorCatalog,
+) -> Result<&'static breaker_config::LiveConfig, InitError> {
     if GLOBAL.get().is_some() {
         return Err(InitError::AlreadyInitialized(AlreadyInitialized));
     }
-    let locations = breaker_config::ConfigLocations::files(&[path.as_ref()]);
-    let (live, watch, _) = load_live(locations, breaker_config::Loader::new(), catalog)?;
+    let locations = breaker_config::ConfigLocations::files(&[path]);
+    let (live, watch, _) = load_live(locations, loader, catalog)?;
     init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
     adopt_modules(&live);
     let _ = LIVE.set((live, watch));
@@ -373,16 +384,11 @@ where
     I: IntoIterator<Item = S>,
     S: Into<String>,
 {
-    if GLOBAL.get().is_some() {
-        return Err(InitError::AlreadyInitialized(AlreadyInitialized));
-    }
-    let locations = breaker_config::ConfigLocations::files(&[path.as_ref()]);
-    let loader = breaker_config::Loader::new().args(args);
-    let (live, watch, _) = load_live(locations, loader, catalog)?;
-    init(live.registry().clone()).map_err(InitError::AlreadyInitialized)?;
-    adopt_modules(&live);
-    let _ = LIVE.set((live, watch));
-    Ok(global_live_config().expect("just set"))
+    init_located(
+        path.as_ref(),
+        breaker_config::Loader::new().args(args),
+        catalog,
+    )
 }
 
 #[cfg(test)]
