@@ -97,40 +97,26 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod breaker;
 pub mod bulkhead;
-mod call;
-mod classify;
-mod clock;
-mod config;
-mod error;
-mod error_chain;
-mod events;
-mod fast_window;
-mod instance;
-mod instance_registry;
-mod interval;
-mod java;
-mod machine;
-mod metrics;
-mod names;
-mod permit;
-mod publisher;
+mod circuitbreaker;
+mod kernel;
 pub mod ratelimiter;
-mod registry;
 pub mod retry;
-mod shared;
-mod sleep;
-mod state;
-mod striped;
-mod sync;
-mod throwable;
 pub mod timelimiter;
-#[cfg(feature = "tokio")]
-mod timer;
-mod timer_thread;
 pub mod trace;
-mod window;
+
+// Crate-root aliases of the inner modules, so in-crate paths such as `crate::clock::Clock`
+// or `crate::config::SignedDuration` name the same items wherever a file lives.
+#[cfg(feature = "tokio")]
+use circuitbreaker::timer;
+use circuitbreaker::{
+    breaker, call, config, error, events, fast_window, machine, metrics, permit, registry, shared,
+    state, window,
+};
+use kernel::{
+    classify, clock, error_chain, instance, instance_registry, interval, java, names, publisher,
+    sleep, striped, sync, throwable, timer_thread,
+};
 
 pub use breaker::CircuitBreaker;
 pub use call::BoxedCall;
