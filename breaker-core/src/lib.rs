@@ -1,5 +1,22 @@
 //! The circuit-breaker core of `breaker`: Resilience4j's state machine, reproduced exactly.
 //!
+//! # Map of the crate
+//!
+//! | folder | what it holds | Resilience4j module |
+//! |---|---|---|
+//! | `src/circuitbreaker/` | the circuit breaker: config, state machine, sliding windows, permits, events, errors, metrics, `Registry` (re-exported at the root: [`CircuitBreaker`], [`Registry`], ...) | `resilience4j-circuitbreaker` |
+//! | `src/retry/` | [`retry`]: `Retry`, its config, events, errors, metrics, registry | `resilience4j-retry` |
+//! | `src/timelimiter/` | [`timelimiter`]: `TimeLimiter` | `resilience4j-timelimiter` |
+//! | `src/bulkhead/` | [`bulkhead`]: the semaphore `Bulkhead` and the `ThreadPoolBulkhead` | `resilience4j-bulkhead` |
+//! | `src/ratelimiter/` | [`ratelimiter`]: the `AtomicRateLimiter` | `resilience4j-ratelimiter` |
+//! | `src/kernel/` | the shared kernel every module uses: clocks and sleeping ([`Clock`], [`Sleep`]), error classification ([`ErrorCatalog`], [`Throwable`]), [`IntervalFunction`], Java number formatting, names, the event publisher ([`EventPublisher`], [`RecentEvents`]), [`InstanceRegistry`], striped counters, loom-switchable `sync` | `resilience4j-core` |
+//! | `src/trace.rs` | [`trace`]: `tracing` spans and events for every module | (none) |
+//!
+//! Each module folder has the same shape: `mod.rs`, `config.rs`, the instance, `events.rs`,
+//! `error.rs`, `metrics.rs`, `registry.rs`. A few shared items are still defined in
+//! `circuitbreaker/` files and used by the kernel and every module: [`CallError`],
+//! [`ConfigError`], [`SignedDuration`], [`SubscriptionId`], [`RegistryError`].
+//!
 //! # Quick start
 //!
 //! ```
