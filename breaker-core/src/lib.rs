@@ -127,8 +127,8 @@ pub mod trace;
 #[cfg(feature = "tokio")]
 use circuitbreaker::timer;
 use circuitbreaker::{
-    breaker, call, config, error, events, fast_window, machine, metrics, permit, registry, shared,
-    state, window,
+    breaker, call, config, config_builder, error, events, fast_window, machine, metrics, permit,
+    registry, shared, state, window,
 };
 use kernel::{
     classify, clock, error_chain, instance, instance_registry, interval, java, names, publisher,
@@ -139,9 +139,8 @@ pub use breaker::CircuitBreaker;
 pub use call::BoxedCall;
 pub use classify::{ErrorCatalog, Outcome};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use config::{
-    defaults, CircuitBreakerConfig, CircuitBreakerConfigBuilder, SignedDuration, SlidingWindowType,
-};
+pub use config::{defaults, CircuitBreakerConfig, SignedDuration, SlidingWindowType};
+pub use config_builder::CircuitBreakerConfigBuilder;
 pub use error::{CallError, CallNotPermitted, ConfigError, IllegalStateTransition};
 pub use events::{
     CircuitBreakerEvent, EventBuffer, EventKind, EventType, SubscriptionId,

@@ -8,6 +8,7 @@
 pub(crate) mod breaker;
 pub(crate) mod call;
 pub(crate) mod config;
+pub(crate) mod config_builder;
 pub(crate) mod error;
 pub(crate) mod events;
 pub(crate) mod fast_window;

@@ -82,6 +82,7 @@
 //! returns a future), `null` results of void methods.
 
 mod config;
+mod config_builder;
 mod context;
 mod error;
 mod events;
@@ -90,10 +91,8 @@ mod instance;
 mod metrics;
 mod registry;
 
-pub use config::{
-    defaults, AttemptOutcome, IntervalBiFunction, RetryConfig, RetryConfigBuilder,
-    RetryWaitProperties,
-};
+pub use config::{defaults, AttemptOutcome, IntervalBiFunction, RetryConfig};
+pub use config_builder::{RetryConfigBuilder, RetryWaitProperties};
 pub use error::{MaxRetriesExceeded, RetryError, WaitIntervalError};
 pub use events::{RetryEvent, RetryEventType};
 pub use instance::Retry;
