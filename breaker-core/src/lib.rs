@@ -135,7 +135,7 @@ use kernel::{
     sleep, striped, sync, throwable, timer_thread,
 };
 
-pub use breaker::CircuitBreaker;
+pub use breaker::{CircuitBreaker, SharedState, WeakCircuitBreaker};
 pub use call::BoxedCall;
 pub use classify::{ErrorCatalog, Outcome};
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -158,7 +158,7 @@ pub use metrics::Metrics;
 pub use permit::Permit;
 pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};
 pub use registry::{Registry, RegistryError, RegistryEvent, DEFAULT_CONFIG_NAME};
-pub use shared::{SharedState, SharedView, TrialEnd, TrialGrant, WeakCircuitBreaker};
+pub use shared::{SharedView, TrialEnd, TrialGrant};
 pub use sleep::Sleep;
 pub use state::{State, UnknownState};
 pub use throwable::Throwable;

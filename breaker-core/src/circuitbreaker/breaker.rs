@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, MutexGuard};
@@ -14,7 +14,7 @@ use crate::fast_window::FastWindow;
 use crate::machine::Machine;
 use crate::metrics::Metrics;
 use crate::names::Name;
-use crate::shared::SharedSlot;
+use crate::shared::{TrialEnd, TrialGrant};
 use crate::state::State;
 
 /// A circuit breaker: Resilience4j's `CircuitBreaker`.
@@ -418,6 +418,44 @@ impl fmt::Debug for CircuitBreaker {
             .finish()
     }
 }
+
+// The store hook (issue #16) lives beside the handle it is given: `Inner` holds the
+// attached store, and the store's methods receive the breaker.
+
+/// A store that shares a breaker's state with other processes. Implemented by
+/// `breaker_redis`; attach one with [`CircuitBreaker::attach_shared_state`].
+///
+/// Every method is called on the caller's thread, outside the breaker's lock, and must
+/// return within a bound the implementation documents (they sit on the call path of
+/// transitions and HALF_OPEN trial calls).
+pub trait SharedState: Send + Sync + 'static {
+    /// The breaker made the transition `from -> to`: through its calls (`manual` false:
+    /// a window that tripped, a HALF_OPEN that decided, an OPEN wait that passed) or through
+    /// a `transition_to_*` / `reset()` call (`manual` true). Not called for the changes the
+    /// store makes itself with [`CircuitBreaker::apply_shared_state`].
+    fn on_transition(&self, breaker: &CircuitBreaker, from: State, to: State, manual: bool);
+
+    /// The breaker granted a HALF_OPEN trial permission in episode `episode`
+    /// ([`Permit::episode`](crate::Permit::episode)); may the call run?
+    fn acquire_trial(&self, breaker: &CircuitBreaker, episode: u64) -> TrialGrant;
+
+    /// A trial call granted in `episode` ended.
+    fn end_trial(&self, breaker: &CircuitBreaker, episode: u64, end: TrialEnd);
+}
+
+/// A handle to a breaker that does not keep it alive (a store's list of its breakers).
+#[derive(Clone, Debug)]
+pub struct WeakCircuitBreaker(pub(crate) Weak<Inner>);
+
+impl WeakCircuitBreaker {
+    /// The breaker, if some handle still holds it.
+    pub fn upgrade(&self) -> Option<CircuitBreaker> {
+        self.0.upgrade().map(CircuitBreaker::from_inner)
+    }
+}
+
+/// The breaker's attached store, if any: set once.
+pub(crate) type SharedSlot = std::sync::OnceLock<Arc<dyn SharedState>>;
 
 mod admission;
 mod control;

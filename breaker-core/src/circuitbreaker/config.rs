@@ -278,7 +278,7 @@ impl CircuitBreakerConfig {
         &self.clock
     }
     /// Exact Resilience4j mode (default `false`): HALF_OPEN follows Resilience4j's rule for
-    /// late calls. See [`CircuitBreakerConfigBuilder::exact_resilience4j`].
+    /// late calls. See [`CircuitBreakerConfigBuilder::exact_resilience4j`](crate::CircuitBreakerConfigBuilder::exact_resilience4j).
     pub fn exact_resilience4j(&self) -> bool {
         self.exact_resilience4j
     }

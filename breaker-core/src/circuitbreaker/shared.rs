@@ -7,18 +7,17 @@
 //! With a store, each process keeps its own breaker and its own sliding window; the store
 //! shares the *transitions*:
 //! * the breaker tells the store about every transition it makes
-//!   ([`SharedState::on_transition`]), after the fact and outside its lock;
+//!   ([`SharedState::on_transition`](crate::SharedState::on_transition)), after the fact and
+//!   outside its lock;
 //! * in HALF_OPEN, every trial permission the breaker grants is confirmed by the store
-//!   ([`SharedState::acquire_trial`]), which caps the trial calls of all processes together,
-//!   and every trial's end is reported ([`SharedState::end_trial`]);
+//!   ([`SharedState::acquire_trial`](crate::SharedState::acquire_trial)), which caps the
+//!   trial calls of all processes together, and every trial's end is reported
+//!   ([`SharedState::end_trial`](crate::SharedState::end_trial));
 //! * the store moves the breaker to the shared state with
-//!   [`CircuitBreaker::apply_shared_state`], which does not call the store back.
+//!   [`CircuitBreaker::apply_shared_state`](crate::CircuitBreaker::apply_shared_state), which
+//!   does not call the store back.
 
-use std::sync::{Arc, Weak};
 use std::time::Duration;
-
-use crate::breaker::{CircuitBreaker, Inner};
-use crate::state::State;
 
 /// What the store says about a HALF_OPEN trial permission the breaker has granted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +36,8 @@ pub enum TrialGrant {
     },
 }
 
-/// How a HALF_OPEN trial call ended, as reported to [`SharedState::end_trial`].
+/// How a HALF_OPEN trial call ended, as reported to
+/// [`SharedState::end_trial`](crate::SharedState::end_trial).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrialEnd {
     /// A recorded outcome: `failed` (an error that counts) or a success, and how long the
@@ -68,38 +68,3 @@ pub enum SharedView {
     /// already-expired OPEN, since CLOSED -> HALF_OPEN is not a transition Resilience4j has).
     HalfOpen,
 }
-
-/// A store that shares a breaker's state with other processes. Implemented by
-/// `breaker_redis`; attach one with [`CircuitBreaker::attach_shared_state`].
-///
-/// Every method is called on the caller's thread, outside the breaker's lock, and must
-/// return within a bound the implementation documents (they sit on the call path of
-/// transitions and HALF_OPEN trial calls).
-pub trait SharedState: Send + Sync + 'static {
-    /// The breaker made the transition `from -> to`: through its calls (`manual` false:
-    /// a window that tripped, a HALF_OPEN that decided, an OPEN wait that passed) or through
-    /// a `transition_to_*` / `reset()` call (`manual` true). Not called for the changes the
-    /// store makes itself with [`CircuitBreaker::apply_shared_state`].
-    fn on_transition(&self, breaker: &CircuitBreaker, from: State, to: State, manual: bool);
-
-    /// The breaker granted a HALF_OPEN trial permission in episode `episode`
-    /// ([`Permit::episode`](crate::Permit::episode)); may the call run?
-    fn acquire_trial(&self, breaker: &CircuitBreaker, episode: u64) -> TrialGrant;
-
-    /// A trial call granted in `episode` ended.
-    fn end_trial(&self, breaker: &CircuitBreaker, episode: u64, end: TrialEnd);
-}
-
-/// A handle to a breaker that does not keep it alive (a store's list of its breakers).
-#[derive(Clone, Debug)]
-pub struct WeakCircuitBreaker(pub(crate) Weak<Inner>);
-
-impl WeakCircuitBreaker {
-    /// The breaker, if some handle still holds it.
-    pub fn upgrade(&self) -> Option<CircuitBreaker> {
-        self.0.upgrade().map(CircuitBreaker::from_inner)
-    }
-}
-
-/// The breaker's attached store, if any: set once.
-pub(crate) type SharedSlot = std::sync::OnceLock<Arc<dyn SharedState>>;

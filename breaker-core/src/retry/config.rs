@@ -110,7 +110,7 @@ impl RetryConfig {
     }
 
     /// The interval function, `None` when a custom
-    /// [`interval_bi_function`](RetryConfigBuilder::interval_bi_function) is in use.
+    /// [`interval_bi_function`](crate::retry::RetryConfigBuilder::interval_bi_function) is in use.
     pub fn interval_function(&self) -> Option<&IntervalFunction> {
         match &self.interval {
             RetryInterval::Function { function, .. } => Some(function),

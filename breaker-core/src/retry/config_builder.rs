@@ -295,7 +295,7 @@ impl RetryConfigBuilder {
         self
     }
 
-    /// Where randomized waits draw from (Java's `Math.random()`); default [`ThreadRandom`].
+    /// Where randomized waits draw from (Java's `Math.random()`); default [`ThreadRandom`](crate::ThreadRandom).
     /// Inject a fixed source to make randomized waits exact in tests.
     pub fn random_source(mut self, random: Arc<dyn RandomSource>) -> Self {
         self.random = random;

@@ -8,7 +8,7 @@ use crate::classify::Outcome;
 use crate::error::CallNotPermitted;
 use crate::fast_window::Recorded;
 use crate::permit::Permit;
-use crate::shared::{SharedState, TrialEnd, TrialGrant};
+use crate::shared::{TrialEnd, TrialGrant};
 
 impl CircuitBreaker {
     /// Asks for permission to make one call (Resilience4j's `tryAcquirePermission()`).

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::error::IllegalStateTransition;
 use crate::events::{EventBuffer, SubscriptionId};
 use crate::machine::OpenWait;
-use crate::shared::{SharedState, SharedView, WeakCircuitBreaker};
+use crate::shared::SharedView;
 
 impl CircuitBreaker {
     pub(super) fn manual(&self, to: State, wait: OpenWait) -> Result<(), IllegalStateTransition> {
