@@ -11,16 +11,16 @@
 
 use std::collections::BTreeMap;
 
+use crate::circuit_breaker_schema::CircuitBreakerSchema;
 use crate::convert;
 use crate::duration;
 use crate::error::{ConfigError, Warning};
-use crate::keys::{CircuitBreakerSchema, Id, Kind};
+use crate::keys::Id;
 use crate::origin::Origin;
 use crate::placeholders::Resolver;
 use crate::property::{Document, Property};
 use crate::relaxed::{self, map_key, respell, suggest};
-use crate::schema::{self, Schema};
-use crate::validate::Val;
+use crate::schema::{self, Kind, Schema, Val};
 
 /// A converted, validated value and where it is written.
 #[derive(Clone, Debug)]

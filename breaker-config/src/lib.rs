@@ -48,6 +48,7 @@
 
 mod bind;
 mod catalog;
+mod circuit_breaker_schema;
 mod convert;
 mod duration;
 mod error;

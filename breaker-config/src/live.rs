@@ -392,11 +392,14 @@ impl LiveConfig {
     /// The file-watching backend's error (e.g. a directory that does not exist).
     pub fn watch(&self, debounce: std::time::Duration) -> Result<Watch, notify::Error> {
         self.set_settle_time(debounce);
-        Watch::start(
-            Arc::downgrade(&self.inner),
-            &self.inner.watch_files,
-            debounce,
-        )
+        let live = Arc::downgrade(&self.inner);
+        Watch::start(&self.inner.watch_files, debounce, move || {
+            if let Some(live) = live.upgrade() {
+                // Content comparison decides; events for other files in the directory are
+                // cheap no-ops.
+                let _ = live.reload(false);
+            }
+        })
     }
 }
 

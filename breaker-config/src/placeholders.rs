@@ -57,14 +57,14 @@ impl Resolver<'_> {
         let has_env_doc = self
             .docs
             .iter()
-            .any(|d| &*d.file == crate::sources::ENV_DOCUMENT);
+            .any(|d| &*d.file == crate::sources::names::ENV_DOCUMENT);
         if !has_env_doc {
             if let Some(v) = self.lookup_env(key) {
                 return Some(v);
             }
         }
         for d in self.docs.iter().rev() {
-            if &*d.file == crate::sources::ENV_DOCUMENT {
+            if &*d.file == crate::sources::names::ENV_DOCUMENT {
                 if let Some(v) = self.lookup_env(key) {
                     return Some(v);
                 }
@@ -292,12 +292,15 @@ mod tests {
                 ("app.env-only", "file"),
             ],
         );
-        let env_doc = named_doc(crate::sources::ENV_DOCUMENT, &[]);
+        let env_doc = named_doc(crate::sources::names::ENV_DOCUMENT, &[]);
         let json = named_doc(
-            crate::sources::JSON_DOCUMENT,
+            crate::sources::names::JSON_DOCUMENT,
             &[("app.name", "from-json"), ("app.json-only", "json")],
         );
-        let args = named_doc(crate::sources::ARGS_DOCUMENT, &[("app.name", "from-args")]);
+        let args = named_doc(
+            crate::sources::names::ARGS_DOCUMENT,
+            &[("app.name", "from-args")],
+        );
         let limits = Limits::default();
         let resolve = |docs: &[&Document], v: &str| {
             Resolver {

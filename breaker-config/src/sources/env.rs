@@ -85,7 +85,7 @@ fn join_legacy_setting_name(elements: &mut Vec<(String, bool)>) {
 /// `management.`, `breaker.` or `spring.` (the others bind nothing breaker reads; they
 /// still resolve placeholders, through the resolver's own look-up), in name order.
 pub(crate) fn document(env: &HashMap<String, String>) -> Document {
-    let file: Arc<str> = Arc::from(super::ENV_DOCUMENT);
+    let file: Arc<str> = Arc::from(super::names::ENV_DOCUMENT);
     let mut names: Vec<&String> = env.keys().collect();
     names.sort();
     let mut properties = Vec::new();
@@ -100,7 +100,7 @@ pub(crate) fn document(env: &HashMap<String, String>) -> Document {
             Origin::outside(format!("environment {name}")),
             Origin::outside(format!("environment {name}")),
         );
-        if super::read_by_breaker(&p.name[0].text) {
+        if super::names::read_by_breaker(&p.name[0].text) {
             properties.push(p);
         }
     }
