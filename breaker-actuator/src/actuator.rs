@@ -191,21 +191,6 @@ impl Actuator {
     pub fn management_config(&self) -> ManagementConfig {
         (self.management)()
     }
-
-    /// The router: every exposed endpoint under `management.endpoints.web.base-path`
-    /// (`/actuator`). Mount it in your app (`app.merge(actuator.router())`) or serve it on
-    /// its own port. The first router built turns on the registries' event buffers (every
-    /// call then builds its events, as in Spring) and binds the meters when Prometheus is
-    /// served; later routers of the same actuator (or its clones) share them. Build one
-    /// actuator per set of registries: a second would bind the meters again and count every
-    /// call twice.
-    pub fn router(&self) -> axum::Router {
-        let common = self.common.get_or_init(|| Common::new(self)).clone();
-        crate::router::router(Arc::new(Shared {
-            actuator: self.clone(),
-            common,
-        }))
-    }
 }
 
 /// The state the handlers share.
@@ -228,7 +213,7 @@ pub(crate) struct LimiterBuffer {
 }
 
 impl Common {
-    fn new(actuator: &Actuator) -> Arc<Self> {
+    pub(crate) fn new(actuator: &Actuator) -> Arc<Self> {
         let m = &actuator.modules;
         actuator.breakers.enable_event_buffers();
         m.retry.enable_event_buffers();

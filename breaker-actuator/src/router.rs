@@ -12,7 +12,7 @@ use axum::Router;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::actuator::Shared;
+use crate::actuator::{Actuator, Common, Shared};
 use crate::dto::CircuitBreakerDetails;
 use crate::events::{self, EventsEndpoint, Listed};
 use crate::health;
@@ -88,6 +88,25 @@ fn names_body(key: &str, mut names: Vec<String>) -> Response {
     let mut o = Map::new();
     o.insert(key.to_string(), Value::from(names));
     json_response(200, &Value::Object(o))
+}
+
+// `Actuator::router` lives here, by the routes it builds, so that `actuator.rs` (which the
+// handlers import for `Shared`) imports nothing of this crate.
+impl Actuator {
+    /// The router: every exposed endpoint under `management.endpoints.web.base-path`
+    /// (`/actuator`). Mount it in your app (`app.merge(actuator.router())`) or serve it on
+    /// its own port. The first router built turns on the registries' event buffers (every
+    /// call then builds its events, as in Spring) and binds the meters when Prometheus is
+    /// served; later routers of the same actuator (or its clones) share them. Build one
+    /// actuator per set of registries: a second would bind the meters again and count every
+    /// call twice.
+    pub fn router(&self) -> axum::Router {
+        let common = self.common.get_or_init(|| Common::new(self)).clone();
+        router(Arc::new(Shared {
+            actuator: self.clone(),
+            common,
+        }))
+    }
 }
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {

@@ -11,16 +11,16 @@
 
 use std::collections::BTreeMap;
 
+use crate::circuit_breaker_schema::CircuitBreakerSchema;
 use crate::convert;
 use crate::duration;
 use crate::error::{ConfigError, Warning};
-use crate::keys::{CircuitBreakerSchema, Id, Kind};
+use crate::keys::Id;
 use crate::origin::Origin;
 use crate::placeholders::Resolver;
 use crate::property::{Document, Property};
 use crate::relaxed::{self, map_key, respell, suggest};
-use crate::schema::{self, Schema};
-use crate::validate::Val;
+use crate::schema::{self, Kind, Schema, Val};
 
 /// A converted, validated value and where it is written.
 #[derive(Clone, Debug)]
@@ -464,9 +464,9 @@ fn collect<'a, S: Schema>(
                     value: Some(format!("{}: {}", rest.join("."), p.value.trim())),
                     message: format!(
                         "Failed to bind properties under '{key}' to {}: nested keys are given where a single value belongs",
-                        java_type(kind)
+                        convert::java_type(kind)
                     ),
-                    allowed: format!("a single value, e.g. {written}: {}", example(kind)),
+                    allowed: format!("a single value, e.g. {written}: {}", convert::example(kind)),
                 });
             }
             return;
@@ -527,12 +527,12 @@ fn convert_entry<S: Schema>(
         if text.is_empty() && kind != Kind::ClassList {
             return; // Spring converts "" to null: not set, inherited.
         }
-        match convert_scalar(kind, text) {
+        match convert::scalar(kind, text) {
             Ok(val) => store::<S>(id, val, p, text, vec![], block),
             Err(allowed) => {
                 let message = match kind {
                     Kind::Duration => duration::parse(text).err().unwrap_or_default(),
-                    _ => format!("Failed to convert '{text}' to {}", java_type(kind)),
+                    _ => format!("Failed to convert '{text}' to {}", convert::java_type(kind)),
                 };
                 let allowed = S::conversion_allowed(id, allowed);
                 block.errors.push(err(p, text, message, allowed));
@@ -614,55 +614,4 @@ fn store<S: Schema>(
             text: text.to_string(),
         },
     );
-}
-
-/// A value of `kind` as a user would write it, for "allowed" texts.
-fn example(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Float | Kind::Double => "50",
-        Kind::Int => "10",
-        Kind::Bool => "true",
-        Kind::Duration => "2s",
-        Kind::WindowType => "COUNT_BASED",
-        Kind::State => "OPEN",
-        Kind::ClassList => "[java.io.IOException]",
-        Kind::Text => "a name",
-    }
-}
-
-fn java_type(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Float => "java.lang.Float",
-        Kind::Double => "java.lang.Double",
-        Kind::Int => "java.lang.Integer",
-        Kind::Bool => "java.lang.Boolean",
-        Kind::Duration => "java.time.Duration",
-        Kind::WindowType => {
-            "io.github.resilience4j.circuitbreaker.CircuitBreakerConfig$SlidingWindowType"
-        }
-        Kind::State => "io.github.resilience4j.circuitbreaker.CircuitBreaker$State",
-        Kind::ClassList => "java.lang.Class<?>[]",
-        Kind::Text => "java.lang.String",
-    }
-}
-
-fn convert_scalar(kind: Kind, text: &str) -> Result<Val, &'static str> {
-    Ok(match kind {
-        Kind::Float => Val::Float(convert::float(text)?),
-        Kind::Double => Val::Double(convert::double(text)?),
-        Kind::Int => Val::Int(convert::int(text)?),
-        Kind::Bool => Val::Bool(convert::boolean(text)?),
-        Kind::Duration => Val::Duration(duration::parse(text).map_err(|_| {
-            "a whole number of ms, or a number with a unit ns, us, ms, s, m, h, d (e.g. 500ms, 10s), or ISO-8601 (PT10S); no decimals"
-        })?),
-        Kind::WindowType => Val::Window(
-            convert::lenient_enum(text, &crate::model::SLIDING_WINDOW_TYPES)
-                .ok_or("COUNT_BASED or TIME_BASED (any case, '-' or '_' ignored)")?,
-        ),
-        Kind::State => Val::State(convert::lenient_enum(text, &crate::model::STATES).ok_or(
-            "CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN or METRICS_ONLY (any case, '-' or '_' ignored)",
-        )?),
-        Kind::ClassList => Val::Names(convert::class_list(text)),
-        Kind::Text => Val::Text(text.to_string()),
-    })
 }

@@ -1,8 +1,10 @@
-//! Spring's text-to-value conversions for the types circuit-breaker settings use: integers,
-//! floats, booleans, lenient enums and class-name lists. Each returns the text of what is
-//! allowed on failure.
+//! Spring's text-to-value conversions for the types settings use: integers, floats,
+//! booleans, durations, lenient enums and class-name lists, and a setting's [`Kind`] to its
+//! [`Val`]. Each returns the text of what is allowed on failure.
 
+use crate::duration;
 use crate::relaxed::enum_canonical;
+use crate::schema::{Kind, Val};
 
 /// `Integer.valueOf` / `Integer.decode` (as Spring's `NumberUtils.parseNumber`): decimal with
 /// optional sign, or `0x`/`#` hexadecimal.
@@ -93,6 +95,59 @@ pub fn class_list(text: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// A value of `kind` as a user would write it, for "allowed" texts.
+pub(crate) fn example(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Float | Kind::Double => "50",
+        Kind::Int => "10",
+        Kind::Bool => "true",
+        Kind::Duration => "2s",
+        Kind::WindowType => "COUNT_BASED",
+        Kind::State => "OPEN",
+        Kind::ClassList => "[java.io.IOException]",
+        Kind::Text => "a name",
+    }
+}
+
+/// The Java type Spring converts a `kind` setting to, as its conversion errors name it.
+pub(crate) fn java_type(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Float => "java.lang.Float",
+        Kind::Double => "java.lang.Double",
+        Kind::Int => "java.lang.Integer",
+        Kind::Bool => "java.lang.Boolean",
+        Kind::Duration => "java.time.Duration",
+        Kind::WindowType => {
+            "io.github.resilience4j.circuitbreaker.CircuitBreakerConfig$SlidingWindowType"
+        }
+        Kind::State => "io.github.resilience4j.circuitbreaker.CircuitBreaker$State",
+        Kind::ClassList => "java.lang.Class<?>[]",
+        Kind::Text => "java.lang.String",
+    }
+}
+
+/// `text` converted to `kind` as Spring's binder converts it; on failure, what is allowed.
+pub(crate) fn scalar(kind: Kind, text: &str) -> Result<Val, &'static str> {
+    Ok(match kind {
+        Kind::Float => Val::Float(float(text)?),
+        Kind::Double => Val::Double(double(text)?),
+        Kind::Int => Val::Int(int(text)?),
+        Kind::Bool => Val::Bool(boolean(text)?),
+        Kind::Duration => Val::Duration(duration::parse(text).map_err(|_| {
+            "a whole number of ms, or a number with a unit ns, us, ms, s, m, h, d (e.g. 500ms, 10s), or ISO-8601 (PT10S); no decimals"
+        })?),
+        Kind::WindowType => Val::Window(
+            lenient_enum(text, &crate::model::SLIDING_WINDOW_TYPES)
+                .ok_or("COUNT_BASED or TIME_BASED (any case, '-' or '_' ignored)")?,
+        ),
+        Kind::State => Val::State(lenient_enum(text, &crate::model::STATES).ok_or(
+            "CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN or METRICS_ONLY (any case, '-' or '_' ignored)",
+        )?),
+        Kind::ClassList => Val::Names(class_list(text)),
+        Kind::Text => Val::Text(text.to_string()),
+    })
 }
 
 #[cfg(test)]

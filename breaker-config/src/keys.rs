@@ -1,6 +1,8 @@
 //! The circuit-breaker property names Spring binds (`InstanceProperties`, spec §3.3), their
 //! types, and the Resilience4j 1.x names that no longer bind.
 
+use crate::schema::Kind;
+
 /// One bindable circuit-breaker property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Id {
@@ -32,20 +34,6 @@ pub(crate) enum Id {
     AllowHealthIndicatorToFail,
     EventConsumerBufferSize,
     IgnoreClassBindingExceptions,
-}
-
-/// The Java type Spring converts the text to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Float,
-    Double,
-    Int,
-    Bool,
-    Duration,
-    WindowType,
-    State,
-    ClassList,
-    Text,
 }
 
 /// `(id, camelCase name, kind)` for every bindable property.
@@ -178,42 +166,3 @@ pub(crate) const TOP_LEVEL: &[&str] = &[
     "tags",
     "metrics",
 ];
-
-/// `resilience4j.circuitbreaker` for the shared binder.
-pub(crate) struct CircuitBreakerSchema;
-
-impl crate::schema::Schema for CircuitBreakerSchema {
-    type Id = Id;
-    const SECTION: &'static str = "circuitbreaker";
-    const PREFIX: &'static str = "resilience4j.circuitbreaker";
-    const NOUN: &'static str = "circuit-breaker";
-    const INSTANCE_MAPS: &'static [&'static str] = &["instances", "backends"];
-    const TOP_LEVEL: &'static [&'static str] = TOP_LEVEL;
-    const SETTINGS: &'static [(Id, &'static str, Kind)] = SETTINGS;
-    const LEGACY: &'static [(&'static str, &'static str)] = LEGACY;
-    const BASE_CONFIG: Id = Id::BaseConfig;
-    const EXAMPLE: &'static str = "slidingWindowSize: 10";
-
-    fn check(id: Id, v: &crate::validate::Val) -> Result<(), (String, &'static str)> {
-        crate::validate::check(id, v)
-    }
-
-    fn conversion_allowed(id: Id, fallback: &'static str) -> &'static str {
-        crate::validate::conversion_allowed(id, fallback)
-    }
-
-    fn class_advice(id: Id) -> Option<&'static str> {
-        match id {
-            Id::RecordResultPredicate => {
-                Some("give the predicate in code (CircuitBreakerConfigBuilder::record_result)")
-            }
-            Id::IgnoreExceptionPredicate => {
-                Some("give the predicate in code (CircuitBreakerConfigBuilder::ignore_exception)")
-            }
-            Id::RecordFailurePredicate => {
-                Some("give the predicate in code (CircuitBreakerConfigBuilder::record_exception)")
-            }
-            _ => None,
-        }
-    }
-}

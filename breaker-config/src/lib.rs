@@ -48,6 +48,8 @@
 
 mod bind;
 mod catalog;
+mod circuit_breaker_schema;
+mod config_files;
 mod convert;
 mod duration;
 mod error;
@@ -68,6 +70,7 @@ mod properties;
 mod property;
 mod registry_build;
 mod relaxed;
+mod reload_report;
 mod resolve;
 mod schema;
 mod shared_store;
@@ -81,11 +84,12 @@ mod watch;
 mod yaml;
 
 pub use catalog::{ExceptionList, UnclaimedName};
+pub use config_files::{ConfigFile, ConfigFiles, FileReason};
 pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
-pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};
+pub use live::{LiveConfig, ReloadEvent};
 pub use load::{Format, Loaded, Loader, SourceText};
-pub use locations::{ConfigFile, ConfigFiles, ConfigLocations, FileReason, MAX_IMPORT_DEPTH};
+pub use locations::{ConfigLocations, MAX_IMPORT_DEPTH};
 pub use management::{
     ManagementConfig, ModuleMetrics, ShowDetails, DEFAULT_STATUS_ORDER, METRIC_SECTIONS,
 };
@@ -98,6 +102,7 @@ pub use property::{Document, Element, Property, ValueKind};
 pub use registry_build::{
     core_configs, registry_from_loaded, CoreConfigs, RegistryFromFile, RegistryLoadError,
 };
+pub use reload_report::{ReloadReport, SettingChange};
 pub use shared_store::{RedisSettings, SharedStoreConfig, StoreKind};
 pub use snapshot::DEFAULT_SETTLE_TIME;
 pub use spring::SpringConfig;

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::config_files::{ConfigFile, ConfigFiles, FileReason};
 use crate::convert::class_list;
 use crate::error::{LoadError, Warning};
 use crate::load::{read_source, Format, Loaded, Loader, SourceText};
@@ -21,64 +22,6 @@ use crate::property::{parse_name, Document};
 /// The longest chain of `spring.config.import`s followed (a file importing a file importing
 /// ...); a deeper chain is a [`LoadError::Location`], never a stack overflow.
 pub const MAX_IMPORT_DEPTH: usize = 32;
-
-/// Why a file is read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FileReason {
-    /// It is a config location, or the `{name}.yml` / `.yaml` / `.properties` of one; the
-    /// text is the location as given (`optional:file:./config/`, a path on the command line).
-    Location(String),
-    /// It is the profile-specific file (`application-prod.yml`) of a location or import.
-    Profile(String),
-    /// It is named by the `spring.config.import` written here.
-    Import(Origin),
-}
-
-impl std::fmt::Display for FileReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FileReason::Location(l) => write!(f, "config location {l}"),
-            FileReason::Profile(p) => write!(f, "profile {p}"),
-            FileReason::Import(o) => write!(f, "imported at {o}"),
-        }
-    }
-}
-
-/// One file that is read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigFile {
-    /// The path (relative paths stay relative to the working directory).
-    pub path: PathBuf,
-    /// Why it is read.
-    pub reason: FileReason,
-}
-
-/// The files an application reads, lowest precedence first, and what was looked for.
-#[derive(Clone, Debug)]
-pub struct ConfigFiles {
-    /// The files read, lowest precedence first: later files override earlier ones.
-    pub files: Vec<ConfigFile>,
-    /// Every path looked for, found or not (for "no config file found" messages).
-    pub looked_for: Vec<PathBuf>,
-    /// The active profiles the profile-specific files were chosen with.
-    pub profiles: Vec<String>,
-    /// Locations and imports that are not read (`classpath:`, `configserver:`, ...).
-    pub warnings: Vec<Warning>,
-    /// The texts read, one per file, in the same order.
-    pub(crate) sources: Vec<SourceText>,
-    /// Every document of the files, lowest precedence first: a document's imports right
-    /// after it (so a later document of the importing file wins over them, as in Spring).
-    pub(crate) documents: Vec<Document>,
-    /// The warnings of parsing the files (duplicate keys, ...).
-    pub(crate) parse_warnings: Vec<Warning>,
-}
-
-impl ConfigFiles {
-    /// The paths of [`files`](Self::files).
-    pub fn paths(&self) -> Vec<PathBuf> {
-        self.files.iter().map(|f| f.path.clone()).collect()
-    }
-}
 
 /// Where Spring Boot looks for configuration files.
 ///
@@ -272,21 +215,6 @@ impl ConfigLocations {
             )?);
         }
         Ok(groups)
-    }
-}
-
-impl ConfigFiles {
-    /// Loads the texts read by [`ConfigLocations::resolve`] (no file is read again) with
-    /// `loader` and the profiles found; the location warnings come first.
-    ///
-    /// # Errors
-    /// Parse errors, as [`Loader::load_sources`].
-    pub fn load(&self, loader: &Loader) -> Result<Loaded, LoadError> {
-        let mut loader = loader.clone().profiles(self.profiles.clone());
-        loader.imports_followed = true;
-        let mut warnings = self.warnings.clone();
-        warnings.extend(self.parse_warnings.iter().cloned());
-        loader.load_documents(self.documents.clone(), warnings)
     }
 }
 

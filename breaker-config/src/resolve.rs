@@ -9,7 +9,8 @@ use crate::bind::{Block, Bound, Section};
 use crate::error::ConfigError;
 use crate::keys::Id;
 use crate::model::{Base, ResolvedConfig, ResolvedInstance, Setting, ValueSource, WaitInterval};
-use crate::validate::{Val, BOTH_WAIT_POLICIES};
+use crate::schema::Val;
+use crate::validate::BOTH_WAIT_POLICIES;
 
 /// Resolves every instance, the default config, and collects every error.
 pub(crate) fn resolve_all(sec: &Section, profiles: Vec<String>) -> ResolvedConfig {

@@ -1,12 +1,11 @@
 //! What the binder needs to know about one `resilience4j.<section>`: its name, its map keys,
 //! its settings with their Java types, Spring's setter checks, and the advice for keys that
-//! bind nothing. The circuit breaker (`keys.rs`) and every other module (`modules/`) describe
+//! bind nothing. The circuit breaker (`circuit_breaker_schema.rs`) and every other module (`modules/`) describe
 //! themselves with one [`Schema`] and share the binder (`bind.rs`).
 
 use std::fmt::Debug;
 
-use crate::keys::Kind;
-use crate::validate::Val;
+use crate::duration::JavaDuration;
 
 /// One `resilience4j.<section>` as Spring binds it (`Common*ConfigurationProperties`).
 pub(crate) trait Schema {
@@ -57,4 +56,32 @@ pub(crate) fn find<S: Schema>(uniform_name: &str) -> Option<(S::Id, &'static str
         .iter()
         .copied()
         .find(|(_, n, _)| crate::relaxed::uniform(n) == uniform_name)
+}
+
+/// The Java type Spring converts the text to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Float,
+    Double,
+    Int,
+    Bool,
+    Duration,
+    WindowType,
+    State,
+    ClassList,
+    Text,
+}
+
+/// A typed, converted property value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Val {
+    Float(f32),
+    Double(f64),
+    Int(i32),
+    Bool(bool),
+    Duration(JavaDuration),
+    Window(crate::model::SlidingWindowType),
+    State(crate::model::State),
+    Names(Vec<String>),
+    Text(String),
 }

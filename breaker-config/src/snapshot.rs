@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use crate::config_files::ConfigFiles;
 use crate::error::LoadError;
 use crate::load::{source_from_bytes, Format, SourceText};
-use crate::locations::ConfigFiles;
 
 /// What a read saw of every file: path, bytes (`None`: unreadable), length and modification
 /// time; two reads a settle time apart that are equal saw content that stopped changing.

@@ -21,7 +21,7 @@ pub(crate) fn warnings(docs: &[&Document], resolver: &Resolver<'_>, out: &mut Ve
             let Some(first) = p.name.first() else {
                 continue;
             };
-            if first.is("spring") || !crate::sources::read_by_breaker(&first.text) {
+            if first.is("spring") || !crate::sources::names::read_by_breaker(&first.text) {
                 continue;
             }
             let key: Vec<String> = p

@@ -1,22 +1,8 @@
 //! The Spring setter validations of `InstanceProperties` (spec §3.3), with their exact messages.
 
-use crate::duration::JavaDuration;
 use crate::keys::Id;
+use crate::schema::Val;
 use crate::yaml::java_double;
-
-/// A typed, converted property value.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Val {
-    Float(f32),
-    Double(f64),
-    Int(i32),
-    Bool(bool),
-    Duration(JavaDuration),
-    Window(crate::model::SlidingWindowType),
-    State(crate::model::State),
-    Names(Vec<String>),
-    Text(String),
-}
 
 /// What a count setting (`slidingWindowSize`, `minimumNumberOfCalls`,
 /// `permittedNumberOfCallsInHalfOpenState`, `eventConsumerBufferSize`) accepts: a Java `int`

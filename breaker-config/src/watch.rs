@@ -2,13 +2,10 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Weak;
 use std::time::Duration;
 
 use notify::RecursiveMode;
 use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
-
-use crate::live::LiveInner;
 
 /// A running file watch started by [`LiveConfig::watch`](crate::LiveConfig::watch); dropping
 /// it stops watching.
@@ -25,10 +22,12 @@ impl std::fmt::Debug for Watch {
 }
 
 impl Watch {
+    /// Watches the directories of `files` and calls `on_change` (debounced by `debounce`)
+    /// after any change in them; the caller compares contents.
     pub(crate) fn start(
-        live: Weak<LiveInner>,
         files: &[PathBuf],
         debounce: Duration,
+        on_change: impl Fn() + Send + 'static,
     ) -> Result<Watch, notify::Error> {
         // Directories, not files: an editor saves by writing a new file and renaming it over
         // the old one, and a Kubernetes ConfigMap swaps a `..data` symlink; both replace the
@@ -44,11 +43,7 @@ impl Watch {
             if let Err(e) = &res {
                 tracing::warn!("config file watch error: {e}");
             }
-            if let Some(live) = live.upgrade() {
-                // Content comparison decides; events for other files in the directory are
-                // cheap no-ops.
-                let _ = live.reload(false);
-            }
+            on_change();
         })?;
         for d in &dirs {
             debouncer.watcher().watch(d, RecursiveMode::NonRecursive)?;

@@ -11,7 +11,8 @@ use crate::bind::{Block, Bound};
 use crate::duration::JavaDuration;
 use crate::error::ConfigError;
 use crate::model::{Setting, ValueSource};
-use crate::validate::{Val, COUNT_ALLOWED};
+use crate::schema::Val;
+use crate::validate::COUNT_ALLOWED;
 
 use super::family::Merged;
 

@@ -21,8 +21,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::bind::{Block, Bound, Section};
 use crate::error::{ConfigError, Warning};
 use crate::model::{Base, ValueSource};
-use crate::schema::Schema;
-use crate::validate::Val;
+use crate::schema::{Schema, Val};
 
 use super::java_order;
 

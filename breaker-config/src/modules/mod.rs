@@ -13,6 +13,7 @@ mod java_order;
 mod ratelimiter;
 mod registries;
 mod retry;
+mod retry_model;
 mod retry_notes;
 mod threadpool;
 mod timelimiter;
@@ -34,7 +35,7 @@ pub use registries::{
     module_core_configs, module_core_configs_with_clock, module_registries_from_loaded,
     CoreSection, ModuleCoreConfigs, ModuleRegistries,
 };
-pub use retry::{ResolvedRetry, RetryInterval};
+pub use retry_model::{ResolvedRetry, RetryInterval};
 pub use threadpool::ResolvedThreadPoolBulkhead;
 pub use timelimiter::ResolvedTimeLimiter;
 

@@ -8,7 +8,7 @@ use crate::bind::Block;
 use crate::error::Warning;
 use crate::model::ValueSource;
 
-use super::retry::{ResolvedRetry, RetryInterval, RetryKey, RetryKey as K};
+use super::retry_model::{ResolvedRetry, RetryInterval, RetryKey, RetryKey as K};
 
 /// The backoff settings of a block without `waitDuration` shape nothing for that entry:
 /// Resilience4j's `configureRetryIntervalFunction` rebuilds the wait only in a block that

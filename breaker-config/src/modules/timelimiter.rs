@@ -8,10 +8,9 @@ use serde_json::{json, Value};
 
 use crate::bind::Block;
 use crate::error::ConfigError;
-use crate::keys::Kind;
 use crate::model::{Base, Setting, ValueSource};
-use crate::schema::Schema;
-use crate::validate::{Val, COUNT_ALLOWED};
+use crate::schema::{Kind, Schema, Val};
+use crate::validate::COUNT_ALLOWED;
 
 use super::common::{
     at_least_one, bool_at, buffer_size, core_error, duration_at, ms, negative, object, set, source,

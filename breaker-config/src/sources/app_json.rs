@@ -54,7 +54,7 @@ pub(crate) fn document(label: &str, text: &str) -> Result<Document, LoadError> {
         extract(k.clone(), v, &origin, &mut properties);
     }
     Ok(Document {
-        file: Arc::from(super::JSON_DOCUMENT),
+        file: Arc::from(super::names::JSON_DOCUMENT),
         index: 0,
         properties,
     })

@@ -61,7 +61,7 @@ pub(crate) fn document(args: &[String]) -> Result<Document, LoadError> {
         .filter(|p| !p.name.is_empty())
         .collect();
     Ok(Document {
-        file: Arc::from(super::ARGS_DOCUMENT),
+        file: Arc::from(super::names::ARGS_DOCUMENT),
         index: 0,
         properties,
     })

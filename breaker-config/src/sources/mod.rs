@@ -11,18 +11,12 @@
 pub(crate) mod app_json;
 pub(crate) mod args;
 pub(crate) mod env;
+pub(crate) mod names;
 
 use std::collections::HashMap;
 
 use crate::error::LoadError;
 use crate::property::Document;
-
-/// The [`Document::file`] of the environment-variable document.
-pub(crate) const ENV_DOCUMENT: &str = "environment";
-/// The [`Document::file`] of the `SPRING_APPLICATION_JSON` document.
-pub(crate) const JSON_DOCUMENT: &str = "SPRING_APPLICATION_JSON";
-/// The [`Document::file`] of the command-line document.
-pub(crate) const ARGS_DOCUMENT: &str = "command line";
 
 /// The documents of the environment, `SPRING_APPLICATION_JSON` and the command line, lowest
 /// precedence first (append them after the file documents).
@@ -43,14 +37,4 @@ pub(crate) fn documents(
     }
     out.push(args_doc);
     Ok(out)
-}
-
-/// Whether a property named by `first` (its first element) is one breaker binds:
-/// `resilience4j.*`, `management.*`, `breaker.*` or `spring.*`.
-pub(crate) fn read_by_breaker(first: &str) -> bool {
-    let u = crate::relaxed::uniform(first);
-    matches!(
-        u.as_str(),
-        "resilience4j" | "management" | "breaker" | "spring"
-    )
 }
