@@ -12,12 +12,11 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, ItemFn, Pat};
 
-use crate::args::{Args, Name, Spec};
+use crate::args::{Args, Spec};
 use crate::circuit_breaker::CircuitBreaker;
 use crate::expand::{typed_return_edge, Context, Layer};
 use crate::fallback::{self, ErrorParam};
 use crate::item::{self, mentions_impl_trait, typed_args, Body, Protected, Receiver};
-use crate::lifetimes::is_static_path;
 
 /// One of the five attributes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -520,135 +519,5 @@ fn expand(
     Ok(protected.with_body(body))
 }
 
-/// Statements binding `handle` to a reference to the instance of a module beside the breaker:
-/// `module::Ty` found with `__private::stack::lookup(registry, name)` in `registry = ...` or
-/// the global module registries' `field`. A literal name in the global or a static registry
-/// is looked up once per call site; anything else on every call.
-pub fn module_instance(
-    cx: &Context<'_>,
-    handle: &Ident,
-    module: &str,
-    ty: &str,
-    field: &str,
-    lookup: &str,
-) -> TokenStream {
-    let krate = &cx.krate;
-    let private = quote!(#krate::__private::stack);
-    let (module, ty, field, lookup) = (
-        Ident::new(module, Span::call_site()),
-        Ident::new(ty, Span::call_site()),
-        Ident::new(field, Span::call_site()),
-        Ident::new(lookup, Span::call_site()),
-    );
-    let ty = quote!(#krate::#module::#ty);
-    let name_value = match &cx.args.name {
-        Name::Literal(lit) => quote!(#lit),
-        Name::Expr(expr) => quote_spanned!(expr.span()=> &#expr),
-    };
-    let registry = cx.args.extra("registry");
-    let per_call =
-        registry.filter(|r| !is_static_path(r, &cx.bindings, &cx.protected.func.sig.generics));
-    let reg = match registry {
-        Some(r) => quote_spanned!(r.span()=> &#r),
-        None => quote!(&#private::modules().#field),
-    };
-    let cell = Ident::new("__STACK_INSTANCE", Span::mixed_site());
-    let owned = format_ident!("__stack_{}_owned", field, span = Span::mixed_site());
-    match (per_call, &cx.args.name) {
-        (None, Name::Literal(_)) => quote! {
-            let #handle: &'static #ty = {
-                static #cell: #private::Cell<#ty> = #private::Cell::new();
-                #cell.get_or_init(|| #private::#lookup(#reg, #name_value))
-            };
-        },
-        _ => quote! {
-            let #owned: #ty = #private::#lookup(#reg, #name_value);
-            let #handle: &#ty = &#owned;
-        },
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn attr(tokens: TokenStream) -> Attribute {
-        let item: ItemFn = syn::parse2(quote!(#tokens async fn f() {})).unwrap();
-        item.attrs.into_iter().next().unwrap()
-    }
-
-    #[test]
-    fn siblings_are_recognised_by_their_last_segment() {
-        assert_eq!(
-            Kind::of(&attr(quote!(#[retry(name = "a")])), &[]),
-            Some(Kind::Retry)
-        );
-        assert_eq!(
-            Kind::of(&attr(quote!(#[resilience4rs::bulkhead(name = "a")])), &[]),
-            Some(Kind::Bulkhead)
-        );
-        assert_eq!(
-            Kind::of(&attr(quote!(#[time_limiter])), &[]),
-            Some(Kind::TimeLimiter)
-        );
-        assert_eq!(Kind::of(&attr(quote!(#[tracing::instrument])), &[]), None);
-        assert_eq!(Kind::of(&attr(quote!(#[retry_later])), &[]), None);
-        // Someone else's attributes of the same names stay on the fn (issue 23).
-        assert_eq!(Kind::of(&attr(quote!(#[other_crate::retry])), &[]), None);
-        assert_eq!(Kind::of(&attr(quote!(#[my::bulkhead(x = 1)])), &[]), None);
-        assert_eq!(
-            Kind::of(&attr(quote!(#[::resilience4rs::retry])), &[]),
-            Some(Kind::Retry)
-        );
-        // The facade's renamed name, or a `crate = ...` path.
-        assert_eq!(
-            Kind::of(&attr(quote!(#[r4::retry])), &["r4".to_string()]),
-            Some(Kind::Retry)
-        );
-        assert_eq!(
-            Kind::of(
-                &attr(quote!(#[app::resilience::bulkhead(name = "a", crate = "app::resilience")])),
-                &[]
-            ),
-            Some(Kind::Bulkhead)
-        );
-    }
-
-    fn expand_str(kind: Kind, attr: TokenStream, item: TokenStream) -> String {
-        attribute(kind, attr, item, None).to_string()
-    }
-
-    #[test]
-    fn a_second_attribute_of_a_kind_is_one_error() {
-        let out = expand_str(
-            Kind::Retry,
-            quote!(name = "a"),
-            quote!(
-                #[retry(name = "b")]
-                async fn f() -> Result<u8, E> {
-                    Ok(1)
-                }
-            ),
-        );
-        assert!(out.contains("is given twice"), "{out}");
-        // The item is emitted without the siblings, so they report nothing more.
-        assert!(!out.contains("# [retry"), "{out}");
-    }
-
-    #[test]
-    fn siblings_are_taken_off_and_their_paths_kept_used() {
-        let out = expand_str(
-            Kind::Retry,
-            quote!(name = "a", crate = "r4"),
-            quote!(
-                #[circuit_breaker(name = "b")]
-                async fn f() -> Result<u8, E> {
-                    Ok(1)
-                }
-            ),
-        );
-        assert!(!out.contains("# [circuit_breaker"), "{out}");
-        assert!(out.contains("use circuit_breaker as _"), "{out}");
-        assert!(out.contains("r4 :: __private :: stack :: call"), "{out}");
-    }
-}
+mod tests;
