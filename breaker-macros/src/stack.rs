@@ -222,7 +222,22 @@ fn stacked(
         }
     }
     let given = layers.iter().find_map(|(_, a)| a.krate.as_ref());
-    let krate = crate::krate::facade(given)?;
+    let (krate, uses) = match given {
+        // Every path of the expansion goes through one import of the given path, so a wrong
+        // path is one error, on the user's `crate = "..."` (rustc reports an unresolved
+        // import once and stays quiet about the names it would have brought).
+        Some(path) => {
+            let at = path.span();
+            let alias = Ident::new("__resilience4rs", Span::mixed_site().located_at(at));
+            let import = quote_spanned! {at=>
+                #[allow(unused_imports)]
+                use #path as #alias;
+            };
+            let import = quote!(#import #uses);
+            (quote!(#alias), import)
+        }
+        None => (crate::krate::facade(None)?, uses),
+    };
     expand(&layers, protected, krate, uses)
 }
 
