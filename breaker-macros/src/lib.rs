@@ -29,6 +29,7 @@ mod pretty;
 mod rate_limiter;
 mod retry;
 mod stack;
+mod stack_checks;
 mod time_limiter;
 
 use proc_macro::TokenStream;

@@ -17,6 +17,8 @@ use crate::circuit_breaker::CircuitBreaker;
 use crate::expand::{typed_return_edge, Context, Layer};
 use crate::fallback::{self, ErrorParam};
 use crate::item::{self, mentions_impl_trait, typed_args, Body, Protected, Receiver};
+use crate::lifetimes::{is_static, non_static_params};
+use crate::stack_checks::{error_span, io_error, rejections_arm, Rejection};
 
 /// One of the five attributes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -104,6 +106,35 @@ impl Kind {
     }
 }
 
+/// The rejections of the layers, in the order the expansion matches them.
+const REJECTIONS: [Rejection; 5] = [
+    Rejection {
+        attribute: "circuit_breaker",
+        variant: "CallNotPermitted",
+        path: "CallNotPermitted",
+    },
+    Rejection {
+        attribute: "time_limiter",
+        variant: "Timeout",
+        path: "timelimiter::Timeout",
+    },
+    Rejection {
+        attribute: "bulkhead",
+        variant: "BulkheadFull",
+        path: "bulkhead::BulkheadFullException",
+    },
+    Rejection {
+        attribute: "rate_limiter",
+        variant: "RequestNotPermitted",
+        path: "ratelimiter::RequestNotPermitted",
+    },
+    Rejection {
+        attribute: "retry",
+        variant: "MaxRetriesExceeded",
+        path: "retry::MaxRetriesExceeded",
+    },
+];
+
 /// `a::b::c` for the segments (a leading `::` is not part of it; arguments ignored).
 fn path_text<'a>(segments: impl Iterator<Item = &'a syn::PathSegment>) -> String {
     segments
@@ -156,7 +187,18 @@ pub fn attribute(
     let stripped = quote::ToTokens::to_token_stream(&func);
     match stacked(kind, attr, &siblings, stripped.clone(), file) {
         Ok(tokens) => tokens,
-        Err(error) => crate::diag::with_item(error, stripped),
+        Err(error) => {
+            // The fn is emitted as written, without the siblings: naming their paths in it
+            // keeps their imports used, so the error is all the user sees.
+            for (_, a) in siblings.iter().rev() {
+                let path = a.path();
+                func.block.stmts.insert(
+                    0,
+                    syn::parse_quote!(#[allow(unused_imports)] use #path as _;),
+                );
+            }
+            crate::diag::with_item(error, quote::ToTokens::to_token_stream(&func))
+        }
     }
 }
 
@@ -439,35 +481,33 @@ fn expand(
 
     // What reaches the top: the fn's own error, or the rejection of a layer no fallback
     // answers, which the fn's error type must carry.
-    let err_at = match &protected.parts.err {
-        Some(e) => e.span(),
-        None => protected.output.span(),
-    };
-    let convert = |kind: Kind, variant: &str| {
-        let variant = Ident::new(variant, Span::call_site());
-        let answered = !has(kind)
+    let err_at = error_span(protected.parts.err.as_ref(), &protected.output);
+    let answered = |kind: Kind| {
+        !has(kind)
             || layers
                 .iter()
-                .any(|(k, a)| *k == kind && a.fallback.is_some());
-        if answered {
-            let name = kind.java();
-            quote! {
-                ::core::result::Result::Err(#krate::StackError::#variant(_)) => #private::answered(#name),
-            }
-        } else {
-            let x = Ident::new("__rejection", Span::mixed_site());
-            quote_spanned! {err_at=>
-                ::core::result::Result::Err(#krate::StackError::#variant(#x)) =>
-                    ::core::result::Result::Err(#private::reject(#x)),
-            }
-        }
+                .any(|(k, a)| *k == kind && a.fallback.is_some())
     };
     let mut arms = TokenStream::new();
-    arms.extend(convert(Kind::CircuitBreaker, "CallNotPermitted"));
-    arms.extend(convert(Kind::TimeLimiter, "Timeout"));
-    arms.extend(convert(Kind::Bulkhead, "BulkheadFull"));
-    arms.extend(convert(Kind::RateLimiter, "RequestNotPermitted"));
-    arms.extend(convert(Kind::Retry, "MaxRetriesExceeded"));
+    let mut unanswered = Vec::new();
+    for rejection in REJECTIONS {
+        let kind = Kind::ALL
+            .into_iter()
+            .find(|k| k.attribute() == rejection.attribute)
+            .expect("a rejection's attribute");
+        if answered(kind) {
+            let (name, variant) = (
+                kind.java(),
+                Ident::new(rejection.variant, Span::call_site()),
+            );
+            arms.extend(quote! {
+                ::core::result::Result::Err(#krate::StackError::#variant(_)) => #private::answered(#name),
+            });
+        } else {
+            unanswered.push(rejection);
+        }
+    }
+    io_error(protected.parts.err.as_ref(), err_at, &unanswered)?;
     let retry_answered = layers
         .iter()
         .any(|(k, a)| *k == Kind::Retry && a.fallback.is_some());
@@ -482,8 +522,10 @@ fn expand(
             ::core::result::Result::Err(#krate::StackError::WaitInterval(_)) => #private::answered("@Retry"),
         }
     });
+    arms.extend(rejections_arm(&krate, &unanswered, err_at));
 
     let output = &protected.output;
+    let (value_fn, classify_value_fn) = ok_classification(&protected, &krate);
     let checked = if mentions_impl_trait(output) {
         quote_spanned!(output.span()=> #krate::__private::Checked::new())
     } else {
@@ -517,8 +559,8 @@ fn expand(
         #top_rebinds
         let #stack = #private::Stack {
             order: #order,
-            value: #private::as_any,
-            classify_value: #private::classify_value,
+            value: #value_fn,
+            classify_value: #classify_value_fn,
             layers: #private::Layers { #layer_fields },
             body: #body,
             fallbacks: #private::Fallbacks { #fallback_fields },
@@ -532,6 +574,31 @@ fn expand(
         #result
     };
     Ok(protected.with_body(body))
+}
+
+/// What the layers' result predicates see of an `Ok` value. A `'static` `Ok` type is seen as
+/// itself (`recordResult`, `retryOnResult` by type). One that borrows (`&str`, `Cow<'a, str>`,
+/// a generic `T` without a `'static` bound) cannot be the type a predicate was registered for:
+/// as for a lone `#[circuit_breaker]`, its values are successes and predicates see a value of
+/// a type of the expansion's own, which none names.
+fn ok_classification(protected: &Protected, krate: &TokenStream) -> (TokenStream, TokenStream) {
+    let params = non_static_params(&protected.func.sig.generics);
+    let ok_static = match &protected.parts.ok {
+        Some(ok) => is_static(ok, &params),
+        None => is_static(&protected.output, &params),
+    };
+    let private = quote!(#krate::__private::stack);
+    if ok_static {
+        return (quote!(#private::as_any), quote!(#private::classify_value));
+    }
+    let unnamed = Ident::new("StackUnnamedValue", Span::mixed_site());
+    (
+        quote!({
+            struct #unnamed;
+            |_| -> &dyn ::core::any::Any { &#unnamed }
+        }),
+        quote!(|_, _| #krate::Outcome::Success),
+    )
 }
 
 #[cfg(test)]

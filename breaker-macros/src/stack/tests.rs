@@ -79,5 +79,96 @@ fn siblings_are_taken_off_and_their_paths_kept_used() {
     );
     assert!(!out.contains("# [circuit_breaker"), "{out}");
     assert!(out.contains("use circuit_breaker as _"), "{out}");
-    assert!(out.contains("r4 :: __private :: stack :: call"), "{out}");
+    // The given path is imported once, and every path of the expansion goes through it.
+    assert_eq!(out.matches("use r4 as __resilience4rs").count(), 1, "{out}");
+    assert!(
+        out.contains("__resilience4rs :: __private :: stack :: call"),
+        "{out}"
+    );
+    assert!(!out.contains("r4 :: __private"), "{out}");
+}
+
+#[test]
+fn unanswered_rejections_are_one_check() {
+    let out = expand_str(
+        Kind::Retry,
+        quote!(name = "a", crate = "r4"),
+        quote!(
+            #[circuit_breaker(name = "b", fallback = "cached")]
+            #[time_limiter(name = "c")]
+            async fn f() -> Result<u8, E> {
+                Ok(1)
+            }
+        ),
+    );
+    // Retry and time limiter have no fallback: one trait, bounded by both `From`s, one call.
+    assert_eq!(out.matches("trait CarriesRejections").count(), 1, "{out}");
+    assert_eq!(
+        out.matches("CarriesRejections > :: __from_rejection")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.contains("`#[time_limiter]` and `#[retry]`, which have no fallback"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("From < :: resilience4rs :: CallNotPermitted >"),
+        "{out}"
+    );
+    assert!(!out.contains("FromRejection"), "{out}");
+}
+
+#[test]
+fn io_error_without_fallback_is_a_dedicated_error() {
+    let out = expand_str(
+        Kind::Retry,
+        quote!(name = "a", crate = "r4"),
+        quote!(
+            async fn f() -> std::io::Result<u8> {
+                Ok(1)
+            }
+        ),
+    );
+    assert!(
+        out.contains("`std::io::Error` cannot represent a call rejected by `#[retry]`, which has no fallback"),
+        "{out}"
+    );
+    // With a fallback on every layer, `io::Result` is fine.
+    let out = expand_str(
+        Kind::Retry,
+        quote!(name = "a", fallback = "cached", crate = "r4"),
+        quote!(
+            async fn f() -> std::io::Result<u8> {
+                Ok(1)
+            }
+        ),
+    );
+    assert!(!out.contains("compile_error"), "{out}");
+}
+
+#[test]
+fn a_borrowed_ok_type_is_seen_as_a_value_no_predicate_names() {
+    let out = expand_str(
+        Kind::Retry,
+        quote!(name = "a", crate = "r4"),
+        quote!(
+            async fn f(&self) -> Result<&str, E> {
+                Ok("x")
+            }
+        ),
+    );
+    assert!(out.contains("struct StackUnnamedValue"), "{out}");
+    assert!(!out.contains("stack :: as_any"), "{out}");
+    let out = expand_str(
+        Kind::Retry,
+        quote!(name = "a", crate = "r4"),
+        quote!(
+            async fn f(&self) -> Result<String, E> {
+                Ok(String::new())
+            }
+        ),
+    );
+    assert!(out.contains("stack :: as_any"), "{out}");
 }
