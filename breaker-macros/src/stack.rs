@@ -18,7 +18,7 @@ use crate::expand::{typed_return_edge, Context, Layer};
 use crate::fallback::{self, ErrorParam};
 use crate::item::{self, mentions_impl_trait, typed_args, Body, Protected, Receiver};
 use crate::lifetimes::{is_static, non_static_params};
-use crate::stack_checks::{error_span, io_error, rejections_arm, Rejection};
+use crate::stack_checks::{error_span, io_error, rejections_arm, REJECTIONS};
 
 /// One of the five attributes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -105,35 +105,6 @@ impl Kind {
         is_ours.then_some(kind)
     }
 }
-
-/// The rejections of the layers, in the order the expansion matches them.
-const REJECTIONS: [Rejection; 5] = [
-    Rejection {
-        attribute: "circuit_breaker",
-        variant: "CallNotPermitted",
-        path: "CallNotPermitted",
-    },
-    Rejection {
-        attribute: "time_limiter",
-        variant: "Timeout",
-        path: "timelimiter::Timeout",
-    },
-    Rejection {
-        attribute: "bulkhead",
-        variant: "BulkheadFull",
-        path: "bulkhead::BulkheadFullException",
-    },
-    Rejection {
-        attribute: "rate_limiter",
-        variant: "RequestNotPermitted",
-        path: "ratelimiter::RequestNotPermitted",
-    },
-    Rejection {
-        attribute: "retry",
-        variant: "MaxRetriesExceeded",
-        path: "retry::MaxRetriesExceeded",
-    },
-];
 
 /// `a::b::c` for the segments (a leading `::` is not part of it; arguments ignored).
 fn path_text<'a>(segments: impl Iterator<Item = &'a syn::PathSegment>) -> String {

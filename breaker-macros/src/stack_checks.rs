@@ -37,6 +37,35 @@ impl Rejection {
     }
 }
 
+/// The rejections of the layers, in the order the expansion matches them.
+pub const REJECTIONS: [Rejection; 5] = [
+    Rejection {
+        attribute: "circuit_breaker",
+        variant: "CallNotPermitted",
+        path: "CallNotPermitted",
+    },
+    Rejection {
+        attribute: "time_limiter",
+        variant: "Timeout",
+        path: "timelimiter::Timeout",
+    },
+    Rejection {
+        attribute: "bulkhead",
+        variant: "BulkheadFull",
+        path: "bulkhead::BulkheadFullException",
+    },
+    Rejection {
+        attribute: "rate_limiter",
+        variant: "RequestNotPermitted",
+        path: "ratelimiter::RequestNotPermitted",
+    },
+    Rejection {
+        attribute: "retry",
+        variant: "MaxRetriesExceeded",
+        path: "retry::MaxRetriesExceeded",
+    },
+];
+
 /// `a`, `a and b`, `a, b and c`.
 fn listed(items: &[String]) -> String {
     match items {
