@@ -9,7 +9,7 @@ use syn::{Expr, Ident, Lit};
 
 use crate::args::{ungroup, Spec};
 use crate::expand::Context;
-use crate::stack::module_instance;
+use crate::instance::module_instance;
 
 /// The attribute's arguments and names.
 pub static SPEC: Spec = Spec {

@@ -11,7 +11,8 @@
 //! unchanged item, `krate` finds the facade, `lifetimes` tells borrowed types and per-call
 //! expressions apart, `hints` spots a fallback named in the wrong namespace, `pretty` prints tokens for messages. `circuit_breaker` is the breaker's
 //! layer; `retry`, `time_limiter`, `bulkhead` and `rate_limiter` the others'; `stack` collects
-//! the attributes of one fn into one composed call.
+//! the attributes of one fn into one composed call, `instance` finds a stacked layer's
+//! instance.
 
 mod args;
 mod bulkhead;
@@ -20,6 +21,7 @@ mod diag;
 mod expand;
 mod fallback;
 mod hints;
+mod instance;
 mod item;
 mod krate;
 mod lifetimes;
@@ -27,6 +29,7 @@ mod pretty;
 mod rate_limiter;
 mod retry;
 mod stack;
+mod stack_checks;
 mod time_limiter;
 
 use proc_macro::TokenStream;

@@ -7,7 +7,7 @@ use syn::Ident;
 
 use crate::args::Spec;
 use crate::expand::Context;
-use crate::stack::module_instance;
+use crate::instance::module_instance;
 
 /// The attribute's arguments and names.
 pub static SPEC: Spec = Spec {

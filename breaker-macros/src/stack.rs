@@ -12,12 +12,13 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, ItemFn, Pat};
 
-use crate::args::{Args, Name, Spec};
+use crate::args::{Args, Spec};
 use crate::circuit_breaker::CircuitBreaker;
 use crate::expand::{typed_return_edge, Context, Layer};
 use crate::fallback::{self, ErrorParam};
 use crate::item::{self, mentions_impl_trait, typed_args, Body, Protected, Receiver};
-use crate::lifetimes::is_static_path;
+use crate::lifetimes::{is_static, non_static_params};
+use crate::stack_checks::{error_span, io_error, rejections_arm, REJECTIONS};
 
 /// One of the five attributes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -157,7 +158,18 @@ pub fn attribute(
     let stripped = quote::ToTokens::to_token_stream(&func);
     match stacked(kind, attr, &siblings, stripped.clone(), file) {
         Ok(tokens) => tokens,
-        Err(error) => crate::diag::with_item(error, stripped),
+        Err(error) => {
+            // The fn is emitted as written, without the siblings: naming their paths in it
+            // keeps their imports used, so the error is all the user sees.
+            for (_, a) in siblings.iter().rev() {
+                let path = a.path();
+                func.block.stmts.insert(
+                    0,
+                    syn::parse_quote!(#[allow(unused_imports)] use #path as _;),
+                );
+            }
+            crate::diag::with_item(error, quote::ToTokens::to_token_stream(&func))
+        }
     }
 }
 
@@ -223,7 +235,22 @@ fn stacked(
         }
     }
     let given = layers.iter().find_map(|(_, a)| a.krate.as_ref());
-    let krate = crate::krate::facade(given)?;
+    let (krate, uses) = match given {
+        // Every path of the expansion goes through one import of the given path, so a wrong
+        // path is one error, on the user's `crate = "..."` (rustc reports an unresolved
+        // import once and stays quiet about the names it would have brought).
+        Some(path) => {
+            let at = path.span();
+            let alias = Ident::new("__resilience4rs", Span::mixed_site().located_at(at));
+            let import = quote_spanned! {at=>
+                #[allow(unused_imports)]
+                use #path as #alias;
+            };
+            let import = quote!(#import #uses);
+            (quote!(#alias), import)
+        }
+        None => (crate::krate::facade(None)?, uses),
+    };
     expand(&layers, protected, krate, uses)
 }
 
@@ -425,35 +452,33 @@ fn expand(
 
     // What reaches the top: the fn's own error, or the rejection of a layer no fallback
     // answers, which the fn's error type must carry.
-    let err_at = match &protected.parts.err {
-        Some(e) => e.span(),
-        None => protected.output.span(),
-    };
-    let convert = |kind: Kind, variant: &str| {
-        let variant = Ident::new(variant, Span::call_site());
-        let answered = !has(kind)
+    let err_at = error_span(protected.parts.err.as_ref(), &protected.output);
+    let answered = |kind: Kind| {
+        !has(kind)
             || layers
                 .iter()
-                .any(|(k, a)| *k == kind && a.fallback.is_some());
-        if answered {
-            let name = kind.java();
-            quote! {
-                ::core::result::Result::Err(#krate::StackError::#variant(_)) => #private::answered(#name),
-            }
-        } else {
-            let x = Ident::new("__rejection", Span::mixed_site());
-            quote_spanned! {err_at=>
-                ::core::result::Result::Err(#krate::StackError::#variant(#x)) =>
-                    ::core::result::Result::Err(#private::reject(#x)),
-            }
-        }
+                .any(|(k, a)| *k == kind && a.fallback.is_some())
     };
     let mut arms = TokenStream::new();
-    arms.extend(convert(Kind::CircuitBreaker, "CallNotPermitted"));
-    arms.extend(convert(Kind::TimeLimiter, "Timeout"));
-    arms.extend(convert(Kind::Bulkhead, "BulkheadFull"));
-    arms.extend(convert(Kind::RateLimiter, "RequestNotPermitted"));
-    arms.extend(convert(Kind::Retry, "MaxRetriesExceeded"));
+    let mut unanswered = Vec::new();
+    for rejection in REJECTIONS {
+        let kind = Kind::ALL
+            .into_iter()
+            .find(|k| k.attribute() == rejection.attribute)
+            .expect("a rejection's attribute");
+        if answered(kind) {
+            let (name, variant) = (
+                kind.java(),
+                Ident::new(rejection.variant, Span::call_site()),
+            );
+            arms.extend(quote! {
+                ::core::result::Result::Err(#krate::StackError::#variant(_)) => #private::answered(#name),
+            });
+        } else {
+            unanswered.push(rejection);
+        }
+    }
+    io_error(protected.parts.err.as_ref(), err_at, &unanswered)?;
     let retry_answered = layers
         .iter()
         .any(|(k, a)| *k == Kind::Retry && a.fallback.is_some());
@@ -468,8 +493,10 @@ fn expand(
             ::core::result::Result::Err(#krate::StackError::WaitInterval(_)) => #private::answered("@Retry"),
         }
     });
+    arms.extend(rejections_arm(&krate, &unanswered, err_at));
 
     let output = &protected.output;
+    let (value_fn, classify_value_fn) = ok_classification(&protected, &krate);
     let checked = if mentions_impl_trait(output) {
         quote_spanned!(output.span()=> #krate::__private::Checked::new())
     } else {
@@ -503,8 +530,8 @@ fn expand(
         #top_rebinds
         let #stack = #private::Stack {
             order: #order,
-            value: #private::as_any,
-            classify_value: #private::classify_value,
+            value: #value_fn,
+            classify_value: #classify_value_fn,
             layers: #private::Layers { #layer_fields },
             body: #body,
             fallbacks: #private::Fallbacks { #fallback_fields },
@@ -520,135 +547,30 @@ fn expand(
     Ok(protected.with_body(body))
 }
 
-/// Statements binding `handle` to a reference to the instance of a module beside the breaker:
-/// `module::Ty` found with `__private::stack::lookup(registry, name)` in `registry = ...` or
-/// the global module registries' `field`. A literal name in the global or a static registry
-/// is looked up once per call site; anything else on every call.
-pub fn module_instance(
-    cx: &Context<'_>,
-    handle: &Ident,
-    module: &str,
-    ty: &str,
-    field: &str,
-    lookup: &str,
-) -> TokenStream {
-    let krate = &cx.krate;
+/// What the layers' result predicates see of an `Ok` value. A `'static` `Ok` type is seen as
+/// itself (`recordResult`, `retryOnResult` by type). One that borrows (`&str`, `Cow<'a, str>`,
+/// a generic `T` without a `'static` bound) cannot be the type a predicate was registered for:
+/// as for a lone `#[circuit_breaker]`, its values are successes and predicates see a value of
+/// a type of the expansion's own, which none names.
+fn ok_classification(protected: &Protected, krate: &TokenStream) -> (TokenStream, TokenStream) {
+    let params = non_static_params(&protected.func.sig.generics);
+    let ok_static = match &protected.parts.ok {
+        Some(ok) => is_static(ok, &params),
+        None => is_static(&protected.output, &params),
+    };
     let private = quote!(#krate::__private::stack);
-    let (module, ty, field, lookup) = (
-        Ident::new(module, Span::call_site()),
-        Ident::new(ty, Span::call_site()),
-        Ident::new(field, Span::call_site()),
-        Ident::new(lookup, Span::call_site()),
-    );
-    let ty = quote!(#krate::#module::#ty);
-    let name_value = match &cx.args.name {
-        Name::Literal(lit) => quote!(#lit),
-        Name::Expr(expr) => quote_spanned!(expr.span()=> &#expr),
-    };
-    let registry = cx.args.extra("registry");
-    let per_call =
-        registry.filter(|r| !is_static_path(r, &cx.bindings, &cx.protected.func.sig.generics));
-    let reg = match registry {
-        Some(r) => quote_spanned!(r.span()=> &#r),
-        None => quote!(&#private::modules().#field),
-    };
-    let cell = Ident::new("__STACK_INSTANCE", Span::mixed_site());
-    let owned = format_ident!("__stack_{}_owned", field, span = Span::mixed_site());
-    match (per_call, &cx.args.name) {
-        (None, Name::Literal(_)) => quote! {
-            let #handle: &'static #ty = {
-                static #cell: #private::Cell<#ty> = #private::Cell::new();
-                #cell.get_or_init(|| #private::#lookup(#reg, #name_value))
-            };
-        },
-        _ => quote! {
-            let #owned: #ty = #private::#lookup(#reg, #name_value);
-            let #handle: &#ty = &#owned;
-        },
+    if ok_static {
+        return (quote!(#private::as_any), quote!(#private::classify_value));
     }
+    let unnamed = Ident::new("StackUnnamedValue", Span::mixed_site());
+    (
+        quote!({
+            struct #unnamed;
+            |_| -> &dyn ::core::any::Any { &#unnamed }
+        }),
+        quote!(|_, _| #krate::Outcome::Success),
+    )
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn attr(tokens: TokenStream) -> Attribute {
-        let item: ItemFn = syn::parse2(quote!(#tokens async fn f() {})).unwrap();
-        item.attrs.into_iter().next().unwrap()
-    }
-
-    #[test]
-    fn siblings_are_recognised_by_their_last_segment() {
-        assert_eq!(
-            Kind::of(&attr(quote!(#[retry(name = "a")])), &[]),
-            Some(Kind::Retry)
-        );
-        assert_eq!(
-            Kind::of(&attr(quote!(#[resilience4rs::bulkhead(name = "a")])), &[]),
-            Some(Kind::Bulkhead)
-        );
-        assert_eq!(
-            Kind::of(&attr(quote!(#[time_limiter])), &[]),
-            Some(Kind::TimeLimiter)
-        );
-        assert_eq!(Kind::of(&attr(quote!(#[tracing::instrument])), &[]), None);
-        assert_eq!(Kind::of(&attr(quote!(#[retry_later])), &[]), None);
-        // Someone else's attributes of the same names stay on the fn (issue 23).
-        assert_eq!(Kind::of(&attr(quote!(#[other_crate::retry])), &[]), None);
-        assert_eq!(Kind::of(&attr(quote!(#[my::bulkhead(x = 1)])), &[]), None);
-        assert_eq!(
-            Kind::of(&attr(quote!(#[::resilience4rs::retry])), &[]),
-            Some(Kind::Retry)
-        );
-        // The facade's renamed name, or a `crate = ...` path.
-        assert_eq!(
-            Kind::of(&attr(quote!(#[r4::retry])), &["r4".to_string()]),
-            Some(Kind::Retry)
-        );
-        assert_eq!(
-            Kind::of(
-                &attr(quote!(#[app::resilience::bulkhead(name = "a", crate = "app::resilience")])),
-                &[]
-            ),
-            Some(Kind::Bulkhead)
-        );
-    }
-
-    fn expand_str(kind: Kind, attr: TokenStream, item: TokenStream) -> String {
-        attribute(kind, attr, item, None).to_string()
-    }
-
-    #[test]
-    fn a_second_attribute_of_a_kind_is_one_error() {
-        let out = expand_str(
-            Kind::Retry,
-            quote!(name = "a"),
-            quote!(
-                #[retry(name = "b")]
-                async fn f() -> Result<u8, E> {
-                    Ok(1)
-                }
-            ),
-        );
-        assert!(out.contains("is given twice"), "{out}");
-        // The item is emitted without the siblings, so they report nothing more.
-        assert!(!out.contains("# [retry"), "{out}");
-    }
-
-    #[test]
-    fn siblings_are_taken_off_and_their_paths_kept_used() {
-        let out = expand_str(
-            Kind::Retry,
-            quote!(name = "a", crate = "r4"),
-            quote!(
-                #[circuit_breaker(name = "b")]
-                async fn f() -> Result<u8, E> {
-                    Ok(1)
-                }
-            ),
-        );
-        assert!(!out.contains("# [circuit_breaker"), "{out}");
-        assert!(out.contains("use circuit_breaker as _"), "{out}");
-        assert!(out.contains("r4 :: __private :: stack :: call"), "{out}");
-    }
-}
+mod tests;
