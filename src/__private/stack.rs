@@ -235,6 +235,44 @@ where
     level0(stack)
 }
 
+macro_rules! only {
+    ($($(#[$doc:meta])* $name:ident => $layer:ident;)*) => {$(
+        $(#[$doc])*
+        /// A fn with this one layer: no nesting to read, no dispatch over the five levels.
+        #[inline(always)]
+        pub fn $name<'s, 'a, W, B, FR, FC, FL, FT, FB>(
+            _checked: W,
+            stack: &'s Stack<'a, W::Ok, B, FR, FC, FL, FT, FB>,
+        ) -> impl Future<Output = Result<W::Ok, StackError<W::Err>>> + 's
+        where
+            W: super::Witness,
+            W::Err: Any + fmt::Display,
+            B: Attempts,
+            B::Future: Future<Output = Result<W::Ok, W::Err>>,
+            FR: LayerFallback<W::Ok, W::Err>,
+            FC: LayerFallback<W::Ok, W::Err>,
+            FL: LayerFallback<W::Ok, W::Err>,
+            FT: LayerFallback<W::Ok, W::Err>,
+            FB: LayerFallback<W::Ok, W::Err>,
+        {
+            $layer(stack, || body(stack))
+        }
+    )*};
+}
+
+only! {
+    /// Runs a fn whose only layer is `#[retry]`.
+    only_retry => retry_layer;
+    /// Runs a fn whose only layer is `#[circuit_breaker]` (with a layer fallback).
+    only_circuit_breaker => breaker_layer;
+    /// Runs a fn whose only layer is `#[rate_limiter]`.
+    only_rate_limiter => rate_limiter_layer;
+    /// Runs a fn whose only layer is `#[time_limiter]`.
+    only_time_limiter => time_limiter_layer;
+    /// Runs a fn whose only layer is `#[bulkhead]`.
+    only_bulkhead => bulkhead_layer;
+}
+
 macro_rules! levels {
     ($($name:ident($index:expr) -> $next:ident;)*) => {$(
         async fn $name<T, E, B, FR, FC, FL, FT, FB>(
@@ -305,72 +343,161 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    let (l, f) = (&s.layers, &s.fallbacks);
     match aspect {
-        Aspect::Retry => match l.retry {
-            Some(retry) => {
-                let r = retry
-                    .call_classified(s.value, StackError::<E>::cause, &next)
-                    .await
-                    .map_err(from_retry);
-                with_fallback(&f.retry, r).await
-            }
-            None => next().await,
-        },
-        Aspect::CircuitBreaker => match l.circuit_breaker {
-            Some(breaker) => {
-                let r = breaker
-                    .call_with(|r| classify(breaker, s.classify_value, r), Deferred(&next))
-                    .await
-                    .map_err(|e| match e {
-                        CallError::Inner(e) => e,
-                        CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
-                    });
-                with_fallback(&f.circuit_breaker, r).await
-            }
-            None => next().await,
-        },
-        Aspect::RateLimiter => match l.rate_limiter {
-            Some(limiter) => {
-                let r = match limiter.acquire_permission(1).await {
-                    Ok(()) => {
-                        let r = next().await;
-                        match &r {
-                            Ok(v) => limiter.on_result((s.value)(v)),
-                            Err(e) => limiter.on_error(e.cause()),
-                        }
-                        r
-                    }
-                    Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
-                };
-                with_fallback(&f.rate_limiter, r).await
-            }
-            None => next().await,
-        },
-        Aspect::TimeLimiter => match l.time_limiter {
-            Some(limiter) => {
-                let r = limiter.call(Deferred(&next)).await.map_err(|e| match e {
-                    TimeLimiterError::Inner(e) => e,
-                    TimeLimiterError::Timeout(t) => StackError::Timeout(t),
-                });
-                with_fallback(&f.time_limiter, r).await
-            }
-            None => next().await,
-        },
-        Aspect::Bulkhead => match l.bulkhead {
-            Some(bulkhead) => {
-                let r = match bulkhead {
-                    BulkheadRef::Semaphore(b) => b.call(Deferred(&next)).await,
-                    BulkheadRef::ThreadPool(b) => b.call(Deferred(&next)).await,
-                }
+        Aspect::Retry => retry_layer(s, next).await,
+        Aspect::CircuitBreaker => breaker_layer(s, next).await,
+        Aspect::RateLimiter => rate_limiter_layer(s, next).await,
+        Aspect::TimeLimiter => time_limiter_layer(s, next).await,
+        Aspect::Bulkhead => bulkhead_layer(s, next).await,
+    }
+}
+
+/// The retry layer (if the fn has it) around `next`, then its fallback (if any).
+async fn retry_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    match s.layers.retry {
+        Some(retry) => {
+            let r = retry
+                .call_classified(s.value, StackError::<E>::cause, &next)
+                .await
+                .map_err(from_retry);
+            with_fallback(&s.fallbacks.retry, r).await
+        }
+        None => next().await,
+    }
+}
+
+/// The circuit-breaker layer (if the fn has it) around `next`, then its fallback (if any).
+async fn breaker_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    match s.layers.circuit_breaker {
+        Some(breaker) => {
+            let r = breaker
+                .call_with(|r| classify(breaker, s.classify_value, r), Deferred(&next))
+                .await
                 .map_err(|e| match e {
-                    BulkheadError::Inner(e) => e,
-                    BulkheadError::Full(full) => StackError::BulkheadFull(full),
+                    CallError::Inner(e) => e,
+                    CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
                 });
-                with_fallback(&f.bulkhead, r).await
+            with_fallback(&s.fallbacks.circuit_breaker, r).await
+        }
+        None => next().await,
+    }
+}
+
+/// The rate-limiter layer (if the fn has it) around `next`, then its fallback (if any).
+async fn rate_limiter_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    match s.layers.rate_limiter {
+        Some(limiter) => {
+            let r = match limiter.acquire_permission(1).await {
+                Ok(()) => {
+                    let r = next().await;
+                    match &r {
+                        Ok(v) => limiter.on_result((s.value)(v)),
+                        Err(e) => limiter.on_error(e.cause()),
+                    }
+                    r
+                }
+                Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
+            };
+            with_fallback(&s.fallbacks.rate_limiter, r).await
+        }
+        None => next().await,
+    }
+}
+
+/// The time-limiter layer (if the fn has it) around `next`, then its fallback (if any).
+async fn time_limiter_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    match s.layers.time_limiter {
+        Some(limiter) => {
+            let r = limiter.call(Deferred(&next)).await.map_err(|e| match e {
+                TimeLimiterError::Inner(e) => e,
+                TimeLimiterError::Timeout(t) => StackError::Timeout(t),
+            });
+            with_fallback(&s.fallbacks.time_limiter, r).await
+        }
+        None => next().await,
+    }
+}
+
+/// The bulkhead layer (if the fn has it) around `next`, then its fallback (if any).
+async fn bulkhead_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    match s.layers.bulkhead {
+        Some(bulkhead) => {
+            let r = match bulkhead {
+                BulkheadRef::Semaphore(b) => b.call(Deferred(&next)).await,
+                BulkheadRef::ThreadPool(b) => b.call(Deferred(&next)).await,
             }
-            None => next().await,
-        },
+            .map_err(|e| match e {
+                BulkheadError::Inner(e) => e,
+                BulkheadError::Full(full) => StackError::BulkheadFull(full),
+            });
+            with_fallback(&s.fallbacks.bulkhead, r).await
+        }
+        None => next().await,
     }
 }
 
