@@ -235,6 +235,99 @@ where
     level0(stack)
 }
 
+// Each layer's code, as a macro: used by its own async fn (a fn with that one layer) and
+// written out in every level's match, so a level is one state machine, not three nested
+// ones (each nested `async fn` is another copy of the inner future's state on every call).
+
+macro_rules! retry_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.retry {
+            Some(retry) => {
+                let r = retry
+                    .call_classified($s.value, StackError::<E>::cause, &$next)
+                    .await
+                    .map_err(from_retry);
+                with_fallback(&$s.fallbacks.retry, r).await
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! breaker_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.circuit_breaker {
+            Some(breaker) => {
+                let r = breaker
+                    .call_with(|r| classify(breaker, $s.classify_value, r), Deferred(&$next))
+                    .await
+                    .map_err(|e| match e {
+                        CallError::Inner(e) => e,
+                        CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
+                    });
+                with_fallback(&$s.fallbacks.circuit_breaker, r).await
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! rate_limiter_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.rate_limiter {
+            Some(limiter) => {
+                let r = match limiter.acquire_permission(1).await {
+                    Ok(()) => {
+                        let r = $next().await;
+                        match &r {
+                            Ok(v) => limiter.on_result(($s.value)(v)),
+                            Err(e) => limiter.on_error(e.cause()),
+                        }
+                        r
+                    }
+                    Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
+                };
+                with_fallback(&$s.fallbacks.rate_limiter, r).await
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! time_limiter_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.time_limiter {
+            Some(limiter) => {
+                let r = limiter.call(Deferred(&$next)).await.map_err(|e| match e {
+                    TimeLimiterError::Inner(e) => e,
+                    TimeLimiterError::Timeout(t) => StackError::Timeout(t),
+                });
+                with_fallback(&$s.fallbacks.time_limiter, r).await
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! bulkhead_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.bulkhead {
+            Some(bulkhead) => {
+                let r = match bulkhead {
+                    BulkheadRef::Semaphore(b) => b.call(Deferred(&$next)).await,
+                    BulkheadRef::ThreadPool(b) => b.call(Deferred(&$next)).await,
+                }
+                .map_err(|e| match e {
+                    BulkheadError::Inner(e) => e,
+                    BulkheadError::Full(full) => StackError::BulkheadFull(full),
+                });
+                with_fallback(&$s.fallbacks.bulkhead, r).await
+            }
+            None => $next().await,
+        }
+    };
+}
+
 macro_rules! only {
     ($($(#[$doc:meta])* $name:ident => $layer:ident;)*) => {$(
         $(#[$doc])*
@@ -288,7 +381,14 @@ macro_rules! levels {
             FT: LayerFallback<T, E>,
             FB: LayerFallback<T, E>,
         {
-            layer(s, s.order.outermost_first()[$index], || $next(s)).await
+            let next = || $next(s);
+            match s.order.outermost_first()[$index] {
+                Aspect::Retry => retry_arm!(s, next),
+                Aspect::CircuitBreaker => breaker_arm!(s, next),
+                Aspect::RateLimiter => rate_limiter_arm!(s, next),
+                Aspect::TimeLimiter => time_limiter_arm!(s, next),
+                Aspect::Bulkhead => bulkhead_arm!(s, next),
+            }
         }
     )*};
 }
@@ -327,31 +427,6 @@ impl<N: Fn() -> NF, NF: Future> core::future::IntoFuture for Deferred<'_, N> {
     }
 }
 
-/// Runs layer `aspect` (if the fn has it) around `next`, then its fallback (if any).
-async fn layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
-    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
-    aspect: Aspect,
-    next: N,
-) -> Result<T, StackError<E>>
-where
-    E: Any + fmt::Display,
-    N: Fn() -> NF,
-    NF: Future<Output = Result<T, StackError<E>>>,
-    FR: LayerFallback<T, E>,
-    FC: LayerFallback<T, E>,
-    FL: LayerFallback<T, E>,
-    FT: LayerFallback<T, E>,
-    FB: LayerFallback<T, E>,
-{
-    match aspect {
-        Aspect::Retry => retry_layer(s, next).await,
-        Aspect::CircuitBreaker => breaker_layer(s, next).await,
-        Aspect::RateLimiter => rate_limiter_layer(s, next).await,
-        Aspect::TimeLimiter => time_limiter_layer(s, next).await,
-        Aspect::Bulkhead => bulkhead_layer(s, next).await,
-    }
-}
-
 /// The retry layer (if the fn has it) around `next`, then its fallback (if any).
 async fn retry_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
     s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
@@ -367,16 +442,7 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    match s.layers.retry {
-        Some(retry) => {
-            let r = retry
-                .call_classified(s.value, StackError::<E>::cause, &next)
-                .await
-                .map_err(from_retry);
-            with_fallback(&s.fallbacks.retry, r).await
-        }
-        None => next().await,
-    }
+    retry_arm!(s, next)
 }
 
 /// The circuit-breaker layer (if the fn has it) around `next`, then its fallback (if any).
@@ -394,19 +460,7 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    match s.layers.circuit_breaker {
-        Some(breaker) => {
-            let r = breaker
-                .call_with(|r| classify(breaker, s.classify_value, r), Deferred(&next))
-                .await
-                .map_err(|e| match e {
-                    CallError::Inner(e) => e,
-                    CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
-                });
-            with_fallback(&s.fallbacks.circuit_breaker, r).await
-        }
-        None => next().await,
-    }
+    breaker_arm!(s, next)
 }
 
 /// The rate-limiter layer (if the fn has it) around `next`, then its fallback (if any).
@@ -424,23 +478,7 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    match s.layers.rate_limiter {
-        Some(limiter) => {
-            let r = match limiter.acquire_permission(1).await {
-                Ok(()) => {
-                    let r = next().await;
-                    match &r {
-                        Ok(v) => limiter.on_result((s.value)(v)),
-                        Err(e) => limiter.on_error(e.cause()),
-                    }
-                    r
-                }
-                Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
-            };
-            with_fallback(&s.fallbacks.rate_limiter, r).await
-        }
-        None => next().await,
-    }
+    rate_limiter_arm!(s, next)
 }
 
 /// The time-limiter layer (if the fn has it) around `next`, then its fallback (if any).
@@ -458,16 +496,7 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    match s.layers.time_limiter {
-        Some(limiter) => {
-            let r = limiter.call(Deferred(&next)).await.map_err(|e| match e {
-                TimeLimiterError::Inner(e) => e,
-                TimeLimiterError::Timeout(t) => StackError::Timeout(t),
-            });
-            with_fallback(&s.fallbacks.time_limiter, r).await
-        }
-        None => next().await,
-    }
+    time_limiter_arm!(s, next)
 }
 
 /// The bulkhead layer (if the fn has it) around `next`, then its fallback (if any).
@@ -485,20 +514,7 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    match s.layers.bulkhead {
-        Some(bulkhead) => {
-            let r = match bulkhead {
-                BulkheadRef::Semaphore(b) => b.call(Deferred(&next)).await,
-                BulkheadRef::ThreadPool(b) => b.call(Deferred(&next)).await,
-            }
-            .map_err(|e| match e {
-                BulkheadError::Inner(e) => e,
-                BulkheadError::Full(full) => StackError::BulkheadFull(full),
-            });
-            with_fallback(&s.fallbacks.bulkhead, r).await
-        }
-        None => next().await,
-    }
+    bulkhead_arm!(s, next)
 }
 
 /// The breaker's classification of what escaped the inner layers: the fn's own error or an

@@ -46,6 +46,7 @@
 //! conformance runner replays the vectors that record them (a refused acquire that waited,
 //! a `DRAINED` event) in that mode.
 
+mod call;
 mod config;
 mod cycle;
 mod error;
@@ -60,6 +61,7 @@ pub use config::{
     DrainPredicate, NullableDuration, RateLimiterConfig, RateLimiterConfigBuilder,
     DEFAULT_LIMIT_FOR_PERIOD, DEFAULT_LIMIT_REFRESH_PERIOD, DEFAULT_TIMEOUT_DURATION,
 };
+pub use call::RateLimiterCall;
 pub use error::{RateLimiterError, RequestNotPermitted};
 pub use events::{RateLimiterEvent, RateLimiterEventType};
 pub use limiter::{AcquirePermission, RateLimiter};
