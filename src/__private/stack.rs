@@ -235,7 +235,9 @@ where
     level0(stack)
 }
 
-// Each layer's code, as a macro: used by its own async fn (a fn with that one layer) and
+// Each layer's code, its fallback written in place (what escaped the layer goes to the
+// fallback, whose `Ok` is a success to every outer layer and whose `Err` is the fn's own error
+// to them; no fallback: the result as it is, without another future), as a macro: used by its own async fn (a fn with that one layer) and
 // written out in every level's match, so a level is one state machine, not three nested
 // ones (each nested `async fn` is another copy of the inner future's state on every call).
 
@@ -247,7 +249,10 @@ macro_rules! retry_arm {
                     .call_classified($s.value, StackError::<E>::cause, &$next)
                     .await
                     .map_err(from_retry);
-                with_fallback(&$s.fallbacks.retry, r).await
+                match (r, &$s.fallbacks.retry) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
             }
             None => $next().await,
         }
@@ -265,7 +270,10 @@ macro_rules! breaker_arm {
                         CallError::Inner(e) => e,
                         CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
                     });
-                with_fallback(&$s.fallbacks.circuit_breaker, r).await
+                match (r, &$s.fallbacks.circuit_breaker) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
             }
             None => $next().await,
         }
@@ -287,7 +295,10 @@ macro_rules! rate_limiter_arm {
                     }
                     Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
                 };
-                with_fallback(&$s.fallbacks.rate_limiter, r).await
+                match (r, &$s.fallbacks.rate_limiter) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
             }
             None => $next().await,
         }
@@ -302,7 +313,10 @@ macro_rules! time_limiter_arm {
                     TimeLimiterError::Inner(e) => e,
                     TimeLimiterError::Timeout(t) => StackError::Timeout(t),
                 });
-                with_fallback(&$s.fallbacks.time_limiter, r).await
+                match (r, &$s.fallbacks.time_limiter) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
             }
             None => $next().await,
         }
@@ -321,7 +335,10 @@ macro_rules! bulkhead_arm {
                     BulkheadError::Inner(e) => e,
                     BulkheadError::Full(full) => StackError::BulkheadFull(full),
                 });
-                with_fallback(&$s.fallbacks.bulkhead, r).await
+                match (r, &$s.fallbacks.bulkhead) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
             }
             None => $next().await,
         }
@@ -543,19 +560,6 @@ fn from_retry<E>(e: RetryError<StackError<E>>) -> StackError<E> {
         RetryError::Inner(e) => e,
         RetryError::MaxRetriesExceeded(m) => StackError::MaxRetriesExceeded(m),
         RetryError::WaitInterval(w) => StackError::WaitInterval(w),
-    }
-}
-
-/// The layer's fallback around its result: what escaped the layer goes to the fallback, whose
-/// `Ok` is a success to every outer layer and whose `Err` is the fn's own error to them.
-#[inline]
-async fn with_fallback<T, E, F: LayerFallback<T, E>>(
-    fallback: &Option<F>,
-    r: Result<T, StackError<E>>,
-) -> Result<T, StackError<E>> {
-    match (r, fallback) {
-        (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
-        (r, _) => r,
     }
 }
 
