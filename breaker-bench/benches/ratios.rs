@@ -338,7 +338,11 @@ fn issue_26_rows() -> Vec<Row<'static>> {
             });
         };
     }
-    attribute_row!("attribute: #[retry] vs Retry::call", rows::attr_retry(), core.retry());
+    attribute_row!(
+        "attribute: #[retry] vs Retry::call",
+        rows::attr_retry(),
+        core.retry()
+    );
     attribute_row!(
         "attribute: #[circuit_breaker] vs CircuitBreaker::call",
         rows::attr_circuit_breaker(),
@@ -378,12 +382,18 @@ fn issue_26_rows() -> Vec<Row<'static>> {
                 name: $name,
                 limit: 1.3,
                 slack_ns: 10.0,
-                a: Side::looped("ServiceBuilder ready + call", move || oneshot(&mut svc).is_ok()),
+                a: Side::looped("ServiceBuilder ready + call", move || {
+                    oneshot(&mut svc).is_ok()
+                }),
                 b: Side::looped("core call", move || poll_once($core).is_ok()),
             });
         }};
     }
-    tower_row!("tower: RetryLayer vs Retry::call", tower.retry(), core.retry());
+    tower_row!(
+        "tower: RetryLayer vs Retry::call",
+        tower.retry(),
+        core.retry()
+    );
     tower_row!(
         "tower: CircuitBreakerLayer vs CircuitBreaker::call",
         tower.circuit_breaker(),

@@ -264,7 +264,10 @@ macro_rules! breaker_arm {
         match $s.layers.circuit_breaker {
             Some(breaker) => {
                 let r = breaker
-                    .call_with(|r| classify(breaker, $s.classify_value, r), Deferred(&$next))
+                    .call_with(
+                        |r| classify(breaker, $s.classify_value, r),
+                        Deferred(&$next),
+                    )
                     .await
                     .map_err(|e| match e {
                         CallError::Inner(e) => e,

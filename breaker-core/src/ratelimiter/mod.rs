@@ -57,11 +57,11 @@ mod params_cell;
 mod registry;
 
 pub use crate::instance_registry::RegistryEntryEvent;
+pub use call::RateLimiterCall;
 pub use config::{
     DrainPredicate, NullableDuration, RateLimiterConfig, RateLimiterConfigBuilder,
     DEFAULT_LIMIT_FOR_PERIOD, DEFAULT_LIMIT_REFRESH_PERIOD, DEFAULT_TIMEOUT_DURATION,
 };
-pub use call::RateLimiterCall;
 pub use error::{RateLimiterError, RequestNotPermitted};
 pub use events::{RateLimiterEvent, RateLimiterEventType};
 pub use limiter::{AcquirePermission, RateLimiter};
