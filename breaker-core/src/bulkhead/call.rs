@@ -4,9 +4,9 @@
 //! permit's future around it; on a call whose permit is free at once and whose future is
 //! ready (the common case) those copies cost more than the semaphore itself (measured in
 //! `breaker-bench --bench ratios`, row "async Bulkhead::call vs Bulkhead::call_sync").
-//! Here the permit is taken at the first poll, and the caller's future is made and polled in
-//! its final place; only a call that has to wait for a permit keeps its [`Acquire`] future
-//! (boxed).
+//! Here the permit is taken with one compare-and-swap at the first poll, and the caller's
+//! future is made and polled in its final place; only a call that finds the bulkhead full
+//! builds the waiting [`Acquire`] future.
 
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -30,9 +30,8 @@ pin_project! {
         #[pin]
         running: Option<F::IntoFuture>,
         permit: Option<BulkheadPermit<'a>>,
-        // Only a call that has to wait for a permit keeps its `Acquire` (with its timer), boxed,
-        // so that the common call's future stays small (it is moved at least once).
-        waiting: Option<Box<Acquire<'a>>>,
+        #[pin]
+        acquire: Option<Acquire<'a>>,
         input: Option<F>,
         bulkhead: &'a Bulkhead,
     }
@@ -44,7 +43,7 @@ impl<'a, F: IntoFuture> BulkheadCall<'a, F> {
         BulkheadCall {
             running: None,
             permit: None,
-            waiting: None,
+            acquire: None,
             input: Some(input),
             bulkhead,
         }
@@ -60,30 +59,24 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
+        let bulkhead: &'a Bulkhead = *this.bulkhead;
         if this.running.is_none() {
-            assert!(this.input.is_some(), "a bulkhead call was polled after it completed");
             if this.permit.is_none() {
-                // `Acquire` is `Unpin`: polled here first, boxed only if it has to wait.
-                let acquired = match this.waiting.as_mut() {
-                    Some(waiting) => ready!(Pin::new(&mut **waiting).poll(cx)),
-                    None => {
-                        let bulkhead = *this.bulkhead;
-                        let mut acquire = bulkhead.acquire_permission();
-                        match Pin::new(&mut acquire).poll(cx) {
-                            Poll::Ready(acquired) => acquired,
-                            Poll::Pending => {
-                                *this.waiting = Some(Box::new(acquire));
-                                return Poll::Pending;
-                            }
-                        }
+                if this.acquire.is_none() {
+                    match bulkhead.try_acquire_now() {
+                        Some(permit) => *this.permit = Some(permit),
+                        None => this.acquire.set(Some(bulkhead.acquire_permission())),
                     }
-                };
-                *this.waiting = None;
-                match acquired {
-                    Ok(permit) => *this.permit = Some(permit),
-                    Err(full) => {
-                        *this.input = None;
-                        return Poll::Ready(Err(BulkheadError::Full(full)));
+                }
+                if let Some(acquire) = this.acquire.as_mut().as_pin_mut() {
+                    let acquired = ready!(acquire.poll(cx));
+                    this.acquire.set(None);
+                    match acquired {
+                        Ok(permit) => *this.permit = Some(permit),
+                        Err(full) => {
+                            *this.input = None;
+                            return Poll::Ready(Err(BulkheadError::Full(full)));
+                        }
                     }
                 }
             }

@@ -209,6 +209,18 @@ impl Bulkhead {
         &self.inner.publisher
     }
 
+    /// A permit if one is free now (publishing `CALL_PERMITTED`); `None` (publishing
+    /// nothing) otherwise, for [`BulkheadCall`] to wait or reject through [`Acquire`], which
+    /// tries once more and publishes the outcome.
+    #[inline]
+    pub(crate) fn try_acquire_now(&self) -> Option<BulkheadPermit<'_>> {
+        if self.inner.semaphore.try_acquire() {
+            Some(self.permitted())
+        } else {
+            None
+        }
+    }
+
     #[inline]
     pub(crate) fn release_one(&self, finished: bool) {
         let returned = self.inner.semaphore.release(1);

@@ -4,9 +4,8 @@
 //! permission's future around it; on a call whose permit is there at once and whose future
 //! is ready (the common case) those copies, wide loads of values just written narrow, cost
 //! more than the limiter's own compare-and-swap (measured in `breaker-bench --bench ratios`,
-//! row "async RateLimiter::call vs RateLimiter::call_sync"). Here the caller's future is made
-//! and polled in its final place, and only a call that has to wait keeps the permission's
-//! future (boxed).
+//! row "async RateLimiter::call vs RateLimiter::call_sync"). Here the permission's future
+//! and the caller's future are each polled in their final place.
 
 use std::any::Any;
 use std::future::{Future, IntoFuture};
@@ -30,12 +29,10 @@ pin_project! {
     {
         #[pin]
         running: Option<F::IntoFuture>,
-        // Only a call that has to wait keeps its `AcquirePermission` (with its timer), boxed,
-        // so that the common call's future stays small (it is moved at least once).
-        waiting: Option<Box<AcquirePermission<'a>>>,
+        // `Some` until the permits are acquired (or refused).
+        acquire: Option<AcquirePermission<'a>>,
         input: Option<F>,
         limiter: &'a RateLimiter,
-        permits: u32,
     }
 }
 
@@ -44,10 +41,9 @@ impl<'a, F: IntoFuture> RateLimiterCall<'a, F> {
     pub(crate) fn new(limiter: &'a RateLimiter, permits: u32, input: F) -> Self {
         RateLimiterCall {
             running: None,
-            waiting: None,
+            acquire: Some(limiter.acquire_permission(permits)),
             input: Some(input),
             limiter,
-            permits,
         }
     }
 }
@@ -63,24 +59,9 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if this.running.is_none() {
-            assert!(this.input.is_some(), "a rate-limited call was polled after it completed");
-            // `AcquirePermission` is `Unpin`: polled here first, boxed only if it has to wait.
-            let acquired = match this.waiting.as_mut() {
-                Some(waiting) => ready!(Pin::new(&mut **waiting).poll(cx)),
-                None => {
-                    let limiter = *this.limiter;
-                    let mut acquire = limiter.acquire_permission(*this.permits);
-                    match Pin::new(&mut acquire).poll(cx) {
-                        Poll::Ready(acquired) => acquired,
-                        Poll::Pending => {
-                            *this.waiting = Some(Box::new(acquire));
-                            return Poll::Pending;
-                        }
-                    }
-                }
-            };
-            *this.waiting = None;
+        if let Some(acquire) = this.acquire.as_mut() {
+            let acquired = ready!(Pin::new(acquire).poll(cx));
+            *this.acquire = None;
             let input = this
                 .input
                 .take()
