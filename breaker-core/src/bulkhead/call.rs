@@ -59,7 +59,7 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        let bulkhead: &'a Bulkhead = *this.bulkhead;
+        let bulkhead = *this.bulkhead;
         if this.running.is_none() {
             if this.permit.is_none() {
                 if this.acquire.is_none() {
