@@ -21,12 +21,26 @@ use resilience4rs::retry::{Retry, RetryConfig};
 use resilience4rs::timelimiter::{TimeLimiter, TimeLimiterConfig};
 use resilience4rs::{CircuitBreaker, Clock, SystemClock};
 
-/// One target: A's per-call time over B's, at most `limit`.
+/// One target: A's per-call time over B's, at most `limit`, or A at most `slack_ns` more
+/// than B (issue #26's "1.15x or 3 ns, whichever is larger"), judged on the medians.
 struct Row<'a> {
     name: &'static str,
     limit: f64,
+    slack_ns: f64,
     a: Side<'a>,
     b: Side<'a>,
+}
+
+impl Row<'_> {
+    /// The ratio this row allows, given B's median: `limit`, or `slack_ns` over B if larger.
+    fn allowed(&self, m: &Measured) -> f64 {
+        let b = m.b_median_ns();
+        if b > 0.0 {
+            self.limit.max((b + self.slack_ns) / b)
+        } else {
+            self.limit
+        }
+    }
 }
 
 /// Runs `per_call` `n` times on each of two threads at once (started together); returns
@@ -71,6 +85,7 @@ fn rows() -> Vec<Row<'static>> {
         let (cb, fs) = (cb.clone(), fs.clone());
         rows.push(Row {
             name: "CLOSED permit vs failsafe consecutive",
+            slack_ns: 0.0,
             limit: 1.0,
             a: Side::looped("breaker permit + on_success", move || permit_call(&cb)),
             b: Side::looped("failsafe call", move || failsafe_call(&fs)),
@@ -80,6 +95,7 @@ fn rows() -> Vec<Row<'static>> {
         let (cb, fs) = (cb.clone(), fs.clone());
         rows.push(Row {
             name: "CLOSED call_sync vs failsafe consecutive",
+            slack_ns: 0.0,
             limit: 1.0,
             a: Side::looped("breaker call_sync", move || {
                 cb.call_sync(|| Ok::<u64, u64>(black_box(1))).is_ok()
@@ -91,6 +107,7 @@ fn rows() -> Vec<Row<'static>> {
         let (cb, fs) = (cb.clone(), fs.clone());
         rows.push(Row {
             name: "async call vs failsafe async call",
+            slack_ns: 0.0,
             limit: 1.0,
             a: Side::looped("breaker call (ready)", move || {
                 poll_once(cb.call(ready(Ok::<u64, u64>(black_box(1))))).is_ok()
@@ -108,6 +125,7 @@ fn rows() -> Vec<Row<'static>> {
         let (cb2, fs2) = (Arc::new(ours_default()), Arc::new(failsafe_consecutive()));
         rows.push(Row {
             name: "2 threads, one breaker, vs failsafe",
+            slack_ns: 0.0,
             limit: 1.0,
             a: Side::custom("breaker permit, 2 threads", move |n| {
                 two_threads(n, &|| permit_call(&cb2))
@@ -126,6 +144,7 @@ fn rows() -> Vec<Row<'static>> {
         let clock = SystemClock::new();
         rows.push(Row {
             name: "OPEN rejection vs its floor",
+            slack_ns: 0.0,
             limit: 1.5,
             a: Side::looped("breaker permit, rejected", move || {
                 open.try_acquire_permission().is_err()
@@ -145,6 +164,7 @@ fn rows() -> Vec<Row<'static>> {
         let cb = cb.clone();
         rows.push(Row {
             name: "HALF_OPEN call vs CLOSED count-based call",
+            slack_ns: 0.0,
             limit: 1.5,
             a: Side::looped("breaker permit, HALF_OPEN", move || {
                 permit_call(&half);
@@ -165,6 +185,7 @@ fn rows() -> Vec<Row<'static>> {
         let cb = cb.clone();
         rows.push(Row {
             name: "TIME_BASED call vs CLOSED count-based call",
+            slack_ns: 0.0,
             limit: 1.5,
             a: Side::looped("breaker permit, TIME_BASED 10 s", move || {
                 permit_call(&time)
@@ -183,6 +204,7 @@ fn rows() -> Vec<Row<'static>> {
         let successes = AtomicU64::new(0);
         rows.push(Row {
             name: "retry, first attempt succeeds, vs a plain loop",
+            slack_ns: 0.0,
             limit: 1.2,
             a: Side::looped("Retry::call (ready)", move || {
                 poll_once(retry.call(|| ready(Ok::<u64, String>(black_box(1))))).is_ok()
@@ -202,6 +224,7 @@ fn rows() -> Vec<Row<'static>> {
         let limiter = TimeLimiter::new("bench", TimeLimiterConfig::default());
         rows.push(Row {
             name: "time limiter, ready future, vs tokio::time::timeout",
+            slack_ns: 0.0,
             limit: 1.2,
             a: Side::looped("TimeLimiter::call (ready)", move || {
                 poll_once(limiter.call(ready(Ok::<u64, String>(black_box(1))))).is_ok()
@@ -220,6 +243,7 @@ fn rows() -> Vec<Row<'static>> {
         let semaphore = tokio::sync::Semaphore::new(25);
         rows.push(Row {
             name: "bulkhead call vs tokio Semaphore",
+            slack_ns: 0.0,
             limit: 1.2,
             a: Side::looped("Bulkhead::call (ready)", move || {
                 poll_once(bulkhead.call(ready(Ok::<u64, u64>(black_box(1))))).is_ok()
@@ -240,6 +264,7 @@ fn rows() -> Vec<Row<'static>> {
             .service(tower::service_fn(|x: u64| ready(Ok::<u64, u64>(x))));
         rows.push(Row {
             name: "bulkhead call vs tower ConcurrencyLimit",
+            slack_ns: 0.0,
             limit: 1.2,
             a: Side::looped("Bulkhead::call (ready)", move || {
                 poll_once(bulkhead.call(ready(Ok::<u64, u64>(black_box(1))))).is_ok()
@@ -255,6 +280,7 @@ fn rows() -> Vec<Row<'static>> {
         let semaphore = tokio::sync::Semaphore::new(10);
         rows.push(Row {
             name: "thread-pool bulkhead call vs tokio Semaphore",
+            slack_ns: 0.0,
             limit: 1.2,
             a: Side::looped("ThreadPoolBulkhead::call (ready)", move || {
                 poll_once(pool.call(ready(Ok::<u64, u64>(black_box(1))))).is_ok()
@@ -280,6 +306,7 @@ fn rows() -> Vec<Row<'static>> {
         let governor = governor::RateLimiter::direct(quota);
         rows.push(Row {
             name: "rate limiter permission vs governor",
+            slack_ns: 0.0,
             limit: 1.2,
             a: Side::looped("RateLimiter::try_acquire_permission", move || {
                 limiter.try_acquire_permission(1).is_ok()
@@ -287,6 +314,140 @@ fn rows() -> Vec<Row<'static>> {
             b: Side::looped("governor check", move || governor.check().is_ok()),
         });
     }
+    rows.extend(issue_26_rows());
+    rows
+}
+
+/// Issue #26: the attributes and the tower layers against the core calls they wrap, and the
+/// async bulkhead and rate limiter calls against their `call_sync` (see `breaker_bench::rows`).
+fn issue_26_rows() -> Vec<Row<'static>> {
+    use breaker_bench::rows::{self, oneshot, Core, TowerRegistries};
+    let mut rows = Vec::new();
+    let core: &'static Core = Box::leak(Box::new(Core::new("rows-core")));
+    let tower: &'static TowerRegistries = Box::leak(Box::default());
+
+    // Attributes: <= 1.15x the core call, or at most 3 ns more.
+    macro_rules! attribute_row {
+        ($name:expr, $attr:expr, $core:expr) => {
+            rows.push(Row {
+                name: $name,
+                limit: 1.15,
+                slack_ns: 3.0,
+                a: Side::looped("attribute", || poll_once($attr).is_ok()),
+                b: Side::looped("core call", move || poll_once($core).is_ok()),
+            });
+        };
+    }
+    attribute_row!(
+        "attribute: #[retry] vs Retry::call",
+        rows::attr_retry(),
+        core.retry()
+    );
+    attribute_row!(
+        "attribute: #[circuit_breaker] vs CircuitBreaker::call",
+        rows::attr_circuit_breaker(),
+        core.circuit_breaker()
+    );
+    attribute_row!(
+        "attribute: #[rate_limiter] vs RateLimiter::call",
+        rows::attr_rate_limiter(),
+        core.rate_limiter()
+    );
+    attribute_row!(
+        "attribute: #[time_limiter] vs TimeLimiter::call",
+        rows::attr_time_limiter(),
+        core.time_limiter()
+    );
+    attribute_row!(
+        "attribute: #[bulkhead] vs Bulkhead::call",
+        rows::attr_bulkhead(),
+        core.bulkhead()
+    );
+    attribute_row!(
+        "attribute: 4-layer stack vs core calls nested by hand",
+        rows::attr_stack4(),
+        core.stack4()
+    );
+    attribute_row!(
+        "attribute: 5-layer stack vs core calls nested by hand",
+        rows::attr_stack5(),
+        core.stack5()
+    );
+
+    // Tower layers: <= 1.3x the core call, or at most 10 ns more.
+    macro_rules! tower_row {
+        ($name:expr, $svc:expr, $core:expr) => {{
+            let mut svc = $svc;
+            rows.push(Row {
+                name: $name,
+                limit: 1.3,
+                slack_ns: 10.0,
+                a: Side::looped("ServiceBuilder ready + call", move || {
+                    oneshot(&mut svc).is_ok()
+                }),
+                b: Side::looped("core call", move || poll_once($core).is_ok()),
+            });
+        }};
+    }
+    tower_row!(
+        "tower: RetryLayer vs Retry::call",
+        tower.retry(),
+        core.retry()
+    );
+    tower_row!(
+        "tower: CircuitBreakerLayer vs CircuitBreaker::call",
+        tower.circuit_breaker(),
+        core.circuit_breaker()
+    );
+    tower_row!(
+        "tower: RateLimiterLayer vs RateLimiter::call",
+        tower.rate_limiter(),
+        core.rate_limiter()
+    );
+    tower_row!(
+        "tower: TimeLimiterLayer vs TimeLimiter::call",
+        tower.time_limiter(),
+        core.time_limiter()
+    );
+    tower_row!(
+        "tower: BulkheadLayer vs Bulkhead::call",
+        tower.bulkhead(),
+        core.bulkhead()
+    );
+    tower_row!(
+        "tower: 4-layer ServiceBuilder vs core calls nested by hand",
+        tower.stack4(),
+        core.stack4()
+    );
+    tower_row!(
+        "tower: 5-layer ServiceBuilder vs core calls nested by hand",
+        tower.stack5(),
+        core.stack5()
+    );
+
+    // The async calls against their synchronous forms: <= 1.2x.
+    rows.push(Row {
+        name: "async Bulkhead::call vs Bulkhead::call_sync",
+        limit: 1.2,
+        slack_ns: 0.0,
+        a: Side::looped("Bulkhead::call (ready)", || {
+            poll_once(core.bulkhead.call(rows::body())).is_ok()
+        }),
+        b: Side::looped("Bulkhead::call_sync", || {
+            core.bulkhead.call_sync(rows::count).is_ok()
+        }),
+    });
+    rows.push(Row {
+        name: "async RateLimiter::call vs RateLimiter::call_sync",
+        limit: 1.2,
+        slack_ns: 0.0,
+        a: Side::looped("RateLimiter::call (ready)", || {
+            poll_once(core.limiter.call(rows::body())).is_ok()
+        }),
+        b: Side::looped("RateLimiter::call_sync", || {
+            core.limiter.call_sync(rows::count).is_ok()
+        }),
+    });
     rows
 }
 
@@ -296,7 +457,8 @@ fn ratio(x: f64) -> String {
 
 fn print_row(row: &Row<'_>, m: &Measured) {
     let (lo, hi) = m.min_max();
-    let verdict = if m.median() <= row.limit {
+    let allowed = row.allowed(m);
+    let verdict = if m.median() <= allowed {
         "PASS"
     } else {
         "FAIL"
@@ -311,7 +473,7 @@ fn print_row(row: &Row<'_>, m: &Measured) {
         ratio(m.median()),
         ratio(lo),
         ratio(hi),
-        ratio(row.limit),
+        ratio(allowed),
         verdict
     );
 }
@@ -347,7 +509,7 @@ fn main() {
             continue;
         }
         let m = alternate(plan, &mut row.a, &mut row.b);
-        if m.median() > row.limit {
+        if m.median() > row.allowed(&m) {
             failed += 1;
         }
         print_row(&row, &m);

@@ -517,10 +517,17 @@ fn expand(
     // A fn whose every layer names its own `registry = ...` never uses the global config, so
     // it must not load the global files to learn the nesting (a stray application.yml could
     // break it): the global order if one was set, else Spring Boot 3's default.
-    let order = if layers.iter().all(|(_, a)| a.extra("registry").is_some()) {
+    // A fn with one layer has no nesting to read: its runtime entry runs that layer alone.
+    let order = if layers.len() == 1 {
+        quote!(#krate::StackOrder::DEFAULT)
+    } else if layers.iter().all(|(_, a)| a.extra("registry").is_some()) {
         quote!(#private::order_if_set())
     } else {
         quote!(#private::order())
+    };
+    let entry = match layers {
+        [(only, _)] => format_ident!("only_{}", only.attribute()),
+        _ => format_ident!("call"),
     };
     let body = quote! {
         #uses
@@ -536,7 +543,7 @@ fn expand(
             body: #body,
             fallbacks: #private::Fallbacks { #fallback_fields },
         };
-        let #outcome = #private::call(#checked, &#stack).await;
+        let #outcome = #private::#entry(#checked, &#stack).await;
         #typed_result match #outcome {
             ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#value),
             ::core::result::Result::Err(#krate::StackError::Inner(#e)) => ::core::result::Result::Err(#e),

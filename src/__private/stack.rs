@@ -235,6 +235,157 @@ where
     level0(stack)
 }
 
+// Each layer's code, its fallback written in place (what escaped the layer goes to the
+// fallback, whose `Ok` is a success to every outer layer and whose `Err` is the fn's own error
+// to them; no fallback: the result as it is, without another future), as a macro: used by its own async fn (a fn with that one layer) and
+// written out in every level's match, so a level is one state machine, not three nested
+// ones (each nested `async fn` is another copy of the inner future's state on every call).
+
+macro_rules! retry_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.retry {
+            Some(retry) => {
+                let r = retry
+                    .call_classified($s.value, StackError::<E>::cause, &$next)
+                    .await
+                    .map_err(from_retry);
+                match (r, &$s.fallbacks.retry) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! breaker_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.circuit_breaker {
+            Some(breaker) => {
+                let r = breaker
+                    .call_with(
+                        |r| classify(breaker, $s.classify_value, r),
+                        Deferred(&$next),
+                    )
+                    .await
+                    .map_err(|e| match e {
+                        CallError::Inner(e) => e,
+                        CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
+                    });
+                match (r, &$s.fallbacks.circuit_breaker) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! rate_limiter_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.rate_limiter {
+            Some(limiter) => {
+                let r = match limiter.acquire_permission(1).await {
+                    Ok(()) => {
+                        let r = $next().await;
+                        match &r {
+                            Ok(v) => limiter.on_result(($s.value)(v)),
+                            Err(e) => limiter.on_error(e.cause()),
+                        }
+                        r
+                    }
+                    Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
+                };
+                match (r, &$s.fallbacks.rate_limiter) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! time_limiter_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.time_limiter {
+            Some(limiter) => {
+                let r = limiter.call(Deferred(&$next)).await.map_err(|e| match e {
+                    TimeLimiterError::Inner(e) => e,
+                    TimeLimiterError::Timeout(t) => StackError::Timeout(t),
+                });
+                match (r, &$s.fallbacks.time_limiter) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! bulkhead_arm {
+    ($s:ident, $next:ident) => {
+        match $s.layers.bulkhead {
+            Some(bulkhead) => {
+                let r = match bulkhead {
+                    BulkheadRef::Semaphore(b) => b.call(Deferred(&$next)).await,
+                    BulkheadRef::ThreadPool(b) => b.call(Deferred(&$next)).await,
+                }
+                .map_err(|e| match e {
+                    BulkheadError::Inner(e) => e,
+                    BulkheadError::Full(full) => StackError::BulkheadFull(full),
+                });
+                match (r, &$s.fallbacks.bulkhead) {
+                    (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
+                    (r, _) => r,
+                }
+            }
+            None => $next().await,
+        }
+    };
+}
+
+macro_rules! only {
+    ($($(#[$doc:meta])* $name:ident => $layer:ident;)*) => {$(
+        $(#[$doc])*
+        /// A fn with this one layer: no nesting to read, no dispatch over the five levels.
+        #[inline(always)]
+        pub fn $name<'s, 'a, W, B, FR, FC, FL, FT, FB>(
+            _checked: W,
+            stack: &'s Stack<'a, W::Ok, B, FR, FC, FL, FT, FB>,
+        ) -> impl Future<Output = Result<W::Ok, StackError<W::Err>>> + 's
+        where
+            W: super::Witness,
+            W::Err: Any + fmt::Display,
+            B: Attempts,
+            B::Future: Future<Output = Result<W::Ok, W::Err>>,
+            FR: LayerFallback<W::Ok, W::Err>,
+            FC: LayerFallback<W::Ok, W::Err>,
+            FL: LayerFallback<W::Ok, W::Err>,
+            FT: LayerFallback<W::Ok, W::Err>,
+            FB: LayerFallback<W::Ok, W::Err>,
+        {
+            $layer(stack, || body(stack))
+        }
+    )*};
+}
+
+only! {
+    /// Runs a fn whose only layer is `#[retry]`.
+    only_retry => retry_layer;
+    /// Runs a fn whose only layer is `#[circuit_breaker]` (with a layer fallback).
+    only_circuit_breaker => breaker_layer;
+    /// Runs a fn whose only layer is `#[rate_limiter]`.
+    only_rate_limiter => rate_limiter_layer;
+    /// Runs a fn whose only layer is `#[time_limiter]`.
+    only_time_limiter => time_limiter_layer;
+    /// Runs a fn whose only layer is `#[bulkhead]`.
+    only_bulkhead => bulkhead_layer;
+}
+
 macro_rules! levels {
     ($($name:ident($index:expr) -> $next:ident;)*) => {$(
         async fn $name<T, E, B, FR, FC, FL, FT, FB>(
@@ -250,7 +401,14 @@ macro_rules! levels {
             FT: LayerFallback<T, E>,
             FB: LayerFallback<T, E>,
         {
-            layer(s, s.order.outermost_first()[$index], || $next(s)).await
+            let next = || $next(s);
+            match s.order.outermost_first()[$index] {
+                Aspect::Retry => retry_arm!(s, next),
+                Aspect::CircuitBreaker => breaker_arm!(s, next),
+                Aspect::RateLimiter => rate_limiter_arm!(s, next),
+                Aspect::TimeLimiter => time_limiter_arm!(s, next),
+                Aspect::Bulkhead => bulkhead_arm!(s, next),
+            }
         }
     )*};
 }
@@ -289,10 +447,9 @@ impl<N: Fn() -> NF, NF: Future> core::future::IntoFuture for Deferred<'_, N> {
     }
 }
 
-/// Runs layer `aspect` (if the fn has it) around `next`, then its fallback (if any).
-async fn layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+/// The retry layer (if the fn has it) around `next`, then its fallback (if any).
+async fn retry_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
     s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
-    aspect: Aspect,
     next: N,
 ) -> Result<T, StackError<E>>
 where
@@ -305,73 +462,79 @@ where
     FT: LayerFallback<T, E>,
     FB: LayerFallback<T, E>,
 {
-    let (l, f) = (&s.layers, &s.fallbacks);
-    match aspect {
-        Aspect::Retry => match l.retry {
-            Some(retry) => {
-                let r = retry
-                    .call_classified(s.value, StackError::<E>::cause, &next)
-                    .await
-                    .map_err(from_retry);
-                with_fallback(&f.retry, r).await
-            }
-            None => next().await,
-        },
-        Aspect::CircuitBreaker => match l.circuit_breaker {
-            Some(breaker) => {
-                let r = breaker
-                    .call_with(|r| classify(breaker, s.classify_value, r), Deferred(&next))
-                    .await
-                    .map_err(|e| match e {
-                        CallError::Inner(e) => e,
-                        CallError::NotPermitted(n) => StackError::CallNotPermitted(n),
-                    });
-                with_fallback(&f.circuit_breaker, r).await
-            }
-            None => next().await,
-        },
-        Aspect::RateLimiter => match l.rate_limiter {
-            Some(limiter) => {
-                let r = match limiter.acquire_permission(1).await {
-                    Ok(()) => {
-                        let r = next().await;
-                        match &r {
-                            Ok(v) => limiter.on_result((s.value)(v)),
-                            Err(e) => limiter.on_error(e.cause()),
-                        }
-                        r
-                    }
-                    Err(rejected) => Err(StackError::RequestNotPermitted(rejected)),
-                };
-                with_fallback(&f.rate_limiter, r).await
-            }
-            None => next().await,
-        },
-        Aspect::TimeLimiter => match l.time_limiter {
-            Some(limiter) => {
-                let r = limiter.call(Deferred(&next)).await.map_err(|e| match e {
-                    TimeLimiterError::Inner(e) => e,
-                    TimeLimiterError::Timeout(t) => StackError::Timeout(t),
-                });
-                with_fallback(&f.time_limiter, r).await
-            }
-            None => next().await,
-        },
-        Aspect::Bulkhead => match l.bulkhead {
-            Some(bulkhead) => {
-                let r = match bulkhead {
-                    BulkheadRef::Semaphore(b) => b.call(Deferred(&next)).await,
-                    BulkheadRef::ThreadPool(b) => b.call(Deferred(&next)).await,
-                }
-                .map_err(|e| match e {
-                    BulkheadError::Inner(e) => e,
-                    BulkheadError::Full(full) => StackError::BulkheadFull(full),
-                });
-                with_fallback(&f.bulkhead, r).await
-            }
-            None => next().await,
-        },
-    }
+    retry_arm!(s, next)
+}
+
+/// The circuit-breaker layer (if the fn has it) around `next`, then its fallback (if any).
+async fn breaker_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    breaker_arm!(s, next)
+}
+
+/// The rate-limiter layer (if the fn has it) around `next`, then its fallback (if any).
+async fn rate_limiter_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    rate_limiter_arm!(s, next)
+}
+
+/// The time-limiter layer (if the fn has it) around `next`, then its fallback (if any).
+async fn time_limiter_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    time_limiter_arm!(s, next)
+}
+
+/// The bulkhead layer (if the fn has it) around `next`, then its fallback (if any).
+async fn bulkhead_layer<T, E, B, FR, FC, FL, FT, FB, N, NF>(
+    s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
+    next: N,
+) -> Result<T, StackError<E>>
+where
+    E: Any + fmt::Display,
+    N: Fn() -> NF,
+    NF: Future<Output = Result<T, StackError<E>>>,
+    FR: LayerFallback<T, E>,
+    FC: LayerFallback<T, E>,
+    FL: LayerFallback<T, E>,
+    FT: LayerFallback<T, E>,
+    FB: LayerFallback<T, E>,
+{
+    bulkhead_arm!(s, next)
 }
 
 /// The breaker's classification of what escaped the inner layers: the fn's own error or an
@@ -400,19 +563,6 @@ fn from_retry<E>(e: RetryError<StackError<E>>) -> StackError<E> {
         RetryError::Inner(e) => e,
         RetryError::MaxRetriesExceeded(m) => StackError::MaxRetriesExceeded(m),
         RetryError::WaitInterval(w) => StackError::WaitInterval(w),
-    }
-}
-
-/// The layer's fallback around its result: what escaped the layer goes to the fallback, whose
-/// `Ok` is a success to every outer layer and whose `Err` is the fn's own error to them.
-#[inline]
-async fn with_fallback<T, E, F: LayerFallback<T, E>>(
-    fallback: &Option<F>,
-    r: Result<T, StackError<E>>,
-) -> Result<T, StackError<E>> {
-    match (r, fallback) {
-        (Err(e), Some(f)) => f.call(e).await.map_err(StackError::Inner),
-        (r, _) => r,
     }
 }
 

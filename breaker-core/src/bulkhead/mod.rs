@@ -52,6 +52,7 @@
 //! `BulkheadConfig::builder().exact_resilience4j(true)` restores the first behaviour (the
 //! conformance vectors that complete calls holding no permit replay in that mode).
 
+mod call;
 mod config;
 mod error;
 mod events;
@@ -65,6 +66,7 @@ mod threadpool;
 mod threadpool_config;
 
 pub use crate::instance_registry::RegistryEntryEvent;
+pub use call::BulkheadCall;
 pub use config::{BulkheadConfig, BulkheadConfigBuilder, DEFAULT_MAX_CONCURRENT_CALLS};
 pub use error::{BulkheadError, BulkheadFullException};
 pub use events::{BulkheadEvent, BulkheadEventType};

@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use super::call::BulkheadCall;
 use super::config::BulkheadConfig;
 use super::error::{BulkheadError, BulkheadFullException};
 use super::events::{BulkheadEvent, BulkheadEventType};
@@ -120,14 +121,12 @@ impl Bulkhead {
     /// # Errors
     /// [`BulkheadError::Full`] without polling `fut` when no permit came in time;
     /// [`BulkheadError::Inner`] with the call's own error.
-    pub async fn call<F, T, E>(&self, fut: F) -> Result<T, BulkheadError<E>>
+    #[inline]
+    pub fn call<F, T, E>(&self, fut: F) -> BulkheadCall<'_, F>
     where
         F: IntoFuture<Output = Result<T, E>>,
     {
-        let permit = self.acquire_permission().await?;
-        let result = fut.await;
-        permit.on_complete();
-        result.map_err(BulkheadError::Inner)
+        BulkheadCall::new(self, fut)
     }
 
     /// The synchronous form of [`call`](Self::call): runs `f` if a permit is free now (it
@@ -208,6 +207,18 @@ impl Bulkhead {
     /// The event publisher (for the registry's event buffer).
     pub(crate) fn event_publisher(&self) -> &EventPublisher<BulkheadEvent> {
         &self.inner.publisher
+    }
+
+    /// A permit if one is free now (publishing `CALL_PERMITTED`); `None` (publishing
+    /// nothing) otherwise, for [`BulkheadCall`] to wait or reject through [`Acquire`], which
+    /// tries once more and publishes the outcome.
+    #[inline]
+    pub(crate) fn try_acquire_now(&self) -> Option<BulkheadPermit<'_>> {
+        if self.inner.semaphore.try_acquire() {
+            Some(self.permitted())
+        } else {
+            None
+        }
     }
 
     #[inline]

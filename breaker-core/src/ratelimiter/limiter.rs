@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
+use super::call::RateLimiterCall;
 use super::config::{NullableDuration, RateLimiterConfig};
 use super::cycle::{self, Cell, CycleState, Params};
 use super::error::{RateLimiterError, RequestNotPermitted};
@@ -329,36 +330,28 @@ impl RateLimiter {
     /// # Errors
     /// [`RateLimiterError::NotPermitted`] without polling `fut` when refused;
     /// [`RateLimiterError::Inner`] with the call's own error.
-    pub async fn call<F, T, E>(&self, fut: F) -> Result<T, RateLimiterError<E>>
+    #[inline]
+    pub fn call<F, T, E>(&self, fut: F) -> RateLimiterCall<'_, F>
     where
         F: IntoFuture<Output = Result<T, E>>,
         T: Any,
         E: Any,
     {
-        self.call_with_permits(1, fut).await
+        RateLimiterCall::new(self, 1, fut)
     }
 
     /// [`call`](Self::call) taking `permits` permits (Resilience4j's `permits` attribute).
     ///
     /// # Errors
     /// As [`call`](Self::call).
-    pub async fn call_with_permits<F, T, E>(
-        &self,
-        permits: u32,
-        fut: F,
-    ) -> Result<T, RateLimiterError<E>>
+    #[inline]
+    pub fn call_with_permits<F, T, E>(&self, permits: u32, fut: F) -> RateLimiterCall<'_, F>
     where
         F: IntoFuture<Output = Result<T, E>>,
         T: Any,
         E: Any,
     {
-        self.acquire_permission(permits).await?;
-        let result = fut.await;
-        match &result {
-            Ok(v) => self.on_result(v),
-            Err(e) => self.on_error(e),
-        }
-        result.map_err(RateLimiterError::Inner)
+        RateLimiterCall::new(self, permits, fut)
     }
 
     /// The synchronous form of [`call`](Self::call): runs `f` if a permit is available now
@@ -546,6 +539,7 @@ enum AcquireState {
 impl Future for AcquirePermission<'_> {
     type Output = Result<(), RequestNotPermitted>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         let limiter = this.limiter;

@@ -46,6 +46,7 @@
 //! conformance runner replays the vectors that record them (a refused acquire that waited,
 //! a `DRAINED` event) in that mode.
 
+mod call;
 mod config;
 mod cycle;
 mod error;
@@ -56,6 +57,7 @@ mod params_cell;
 mod registry;
 
 pub use crate::instance_registry::RegistryEntryEvent;
+pub use call::RateLimiterCall;
 pub use config::{
     DrainPredicate, NullableDuration, RateLimiterConfig, RateLimiterConfigBuilder,
     DEFAULT_LIMIT_FOR_PERIOD, DEFAULT_LIMIT_REFRESH_PERIOD, DEFAULT_TIMEOUT_DURATION,

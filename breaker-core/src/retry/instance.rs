@@ -235,6 +235,18 @@ impl Retry {
         E: Any + fmt::Display,
     {
         let outcome = attempt().await;
+        // As `call`: a success with no `retryOnResult` needs no decision, so neither the
+        // config nor `value` is read. (An `async fn` rather than `call`'s `FirstAttempt`, whose
+        // separate slots for the first attempt and the rest would double the size of every
+        // level of a stack.)
+        if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
+            self.inner
+                .shared
+                .counters
+                .successful_without_retry
+                .add_one();
+            return outcome.map_err(RetryError::Inner);
+        }
         self.run_from(value, cause, attempt, outcome).await
     }
 
