@@ -35,6 +35,7 @@
 //! a newer shared state is applied).
 
 mod config;
+mod fleet;
 mod hook;
 mod link;
 mod options;
@@ -44,7 +45,7 @@ mod scripts;
 mod store;
 mod worker;
 
-pub use config::{attach_configured, options_from, ConfiguredStores};
+pub use config::{attach_configured, attach_configured_limits, options_from, ConfiguredStores};
 pub use options::RedisStoreOptions;
 pub use redact::redact_url;
 pub use store::{call_path_bound, RedisStore, StoreError};

@@ -55,6 +55,7 @@
 mod config;
 mod error;
 mod events;
+mod fleet;
 mod metrics;
 mod permit;
 mod registry;
@@ -68,6 +69,7 @@ pub use crate::instance_registry::RegistryEntryEvent;
 pub use config::{BulkheadConfig, BulkheadConfigBuilder, DEFAULT_MAX_CONCURRENT_CALLS};
 pub use error::{BulkheadError, BulkheadFullException};
 pub use events::{BulkheadEvent, BulkheadEventType};
+pub use fleet::SharedConcurrency;
 pub use metrics::{BulkheadMetrics, ThreadPoolBulkheadMetrics};
 pub use permit::BulkheadPermit;
 pub use registry::{BulkheadRegistry, ThreadPoolBulkheadRegistry};

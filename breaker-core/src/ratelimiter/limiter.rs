@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use super::error::{RateLimiterError, RequestNotPermitted};
 use super::events::{RateLimiterEvent, RateLimiterEventType};
 use super::metrics::RateLimiterMetrics;
 use super::params_cell::{ParamsCell, Published};
+use super::shared::SharedLimit;
 use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
 use crate::events::SubscriptionId;
@@ -77,6 +78,8 @@ struct Inner {
     publisher: EventPublisher<RateLimiterEvent>,
     /// Serialises config changes (the hot path never takes it).
     changing: Mutex<()>,
+    /// The store deciding the permissions of every process (issue #29), if any.
+    shared: OnceLock<Arc<dyn SharedLimit>>,
 }
 
 /// The config in force and the numbers the arithmetic reads from it.
@@ -144,6 +147,7 @@ impl RateLimiter {
                 waiting: AtomicU32::new(0),
                 publisher: EventPublisher::default(),
                 changing: Mutex::new(()),
+                shared: OnceLock::new(),
             }),
         }
     }
@@ -214,6 +218,9 @@ impl RateLimiter {
     /// `acquirePermission` / `reservePermission`): `(wait ns, reserved, now)`.
     #[inline]
     fn decide(&self, permits: u32, timeout: Option<i64>) -> (i64, bool, i64, bool) {
+        if let Some(store) = self.inner.shared.get() {
+            return self.decide_shared(store.as_ref(), permits, timeout);
+        }
         let permits = i64::from(permits);
         let ((wait, reserved), now, current) = self.update(|s, p, now| {
             let (next, wait, reserved) =
@@ -221,6 +228,28 @@ impl RateLimiter {
             (next, (wait, reserved))
         });
         (wait, reserved, now, current.exact)
+    }
+
+    /// [`decide`](Self::decide) by the attached store (issue #29).
+    #[cold]
+    fn decide_shared(
+        &self,
+        store: &dyn SharedLimit,
+        permits: u32,
+        timeout: Option<i64>,
+    ) -> (i64, bool, i64, bool) {
+        let current = self.inner.params.load();
+        let timeout = timeout.unwrap_or(current.params.timeout).max(0) as u64;
+        let granted = store.acquire(self, permits, Duration::from_nanos(timeout));
+        let now = self.now(false);
+        match granted {
+            Some(wait) => (wait.as_nanos() as i64, true, now, current.exact),
+            None => (0, false, now, current.exact),
+        }
+    }
+
+    pub(super) fn shared_cell(&self) -> &OnceLock<Arc<dyn SharedLimit>> {
+        &self.inner.shared
     }
 
     /// Takes `permits` now if the current cycle has them, never waiting and never reserving
@@ -276,6 +305,9 @@ impl RateLimiter {
     /// later cycles stay. In exact Resilience4j mode it computes as Resilience4j does (see
     /// the module docs).
     pub fn drain_permissions(&self) {
+        if let Some(store) = self.inner.shared.get() {
+            store.drain(self);
+        }
         let exact = self.inner.params.load().exact;
         let (drained, _, _) = self.update(|s, p, now| {
             if exact {
