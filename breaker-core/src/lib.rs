@@ -111,6 +111,7 @@ mod instance;
 mod instance_registry;
 mod interval;
 mod java;
+mod keyed;
 mod machine;
 mod metrics;
 mod names;
@@ -152,6 +153,7 @@ pub use interval::{
     IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
 };
 pub use java::{java_double, java_duration_millis, java_float};
+pub use keyed::{KeyLimits, Keyed};
 pub use metrics::Metrics;
 pub use permit::Permit;
 pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};
