@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use breaker_core::bulkhead::Bulkhead;
 use breaker_core::ratelimiter::RateLimiter;
-use breaker_core::CircuitBreaker;
+use breaker_core::{CircuitBreaker, Keyed};
 use redis::{Client, Connection};
 
 use crate::fleet::{Fleet, SharedBulkhead, SharedRate};
@@ -179,6 +179,28 @@ impl RedisStore {
         let member: Arc<dyn crate::fleet::Member> = shared;
         self.inner.fleet().add(Arc::downgrade(&member));
         Ok(())
+    }
+
+    /// Shares the limit of every key's rate limiter of `keyed` (issue #29): each key's
+    /// limiter, created from now on, is attached as by
+    /// [`attach_rate_limiter`](Self::attach_rate_limiter) under its own name
+    /// (`<name>/<key>`), so each key has `limitForPeriod` across the fleet. A key idle in
+    /// every process leaves Redis after `key_ttl`. `false` when `keyed` has a creation hook
+    /// already.
+    pub fn attach_keyed_rate_limiters(&self, keyed: &Keyed<RateLimiter>) -> bool {
+        let store = self.clone();
+        keyed.on_create(move |l| {
+            let _ = store.attach_rate_limiter(l);
+        })
+    }
+
+    /// [`attach_keyed_rate_limiters`](Self::attach_keyed_rate_limiters) for semaphore
+    /// bulkheads: `maxConcurrentCalls` per key across the fleet.
+    pub fn attach_keyed_bulkheads(&self, keyed: &Keyed<Bulkhead>) -> bool {
+        let store = self.clone();
+        keyed.on_create(move |b| {
+            let _ = store.attach_bulkhead(b);
+        })
     }
 
     /// Whether the last request to Redis succeeded.

@@ -147,3 +147,45 @@ fn a_paused_redis_holds_no_call_beyond_the_bound() {
     redis.resume();
     wait_reachable(&r);
 }
+
+/// Per-key instances shared through Redis: each tenant has its own 9 per cycle across the
+/// fleet (two stores here), and one tenant spending its limit leaves the other's whole.
+#[test]
+fn keyed_limiters_share_each_key_across_the_fleet() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let fleet: Vec<_> = (0..2)
+        .map(|_| {
+            let store = RedisStore::open(&redis.url(), options(2000, 50)).unwrap();
+            let registry = breaker_core::ratelimiter::RateLimiterRegistry::new();
+            registry.configure_instance(
+                "api",
+                RateLimiterConfig::builder()
+                    .limit_for_period(9)
+                    .limit_refresh_period(Duration::from_secs(5))
+                    .timeout_duration(Duration::ZERO)
+                    .build()
+                    .unwrap(),
+            );
+            let keyed = registry.keyed("api", Default::default());
+            assert!(store.attach_keyed_rate_limiters(&keyed));
+            (store, keyed)
+        })
+        .collect();
+    let a: u32 = fleet
+        .iter()
+        .map(|(_, k)| tries(&k.get("tenant-a"), 6).0)
+        .sum();
+    assert_eq!(a, 9, "9 per cycle for tenant-a across both processes");
+    let b: u32 = fleet
+        .iter()
+        .map(|(_, k)| tries(&k.get("tenant-b"), 3).0)
+        .sum();
+    assert_eq!(b, 6, "tenant-b has its own 9");
+    let exists: bool = redis::cmd("EXISTS")
+        .arg("breaker:{rl:api/tenant-b}")
+        .query(&mut redis.connection())
+        .unwrap();
+    assert!(exists);
+}
