@@ -272,8 +272,14 @@ fn shared_state_is_shown_without_credentials() {
     assert!(text.contains("redis url: redis://cache:6379/0"), "{text}");
     assert!(text.contains("redis refresh-interval: 50 ms"), "{text}");
     // Issue #29: the fleet-wide rate limiter and bulkhead, and the replica lease.
-    assert!(text.contains("rate limiter 'providerApi': store redis"), "{text}");
-    assert!(text.contains("bulkhead 'providerPool': store redis"), "{text}");
+    assert!(
+        text.contains("rate limiter 'providerApi': store redis"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bulkhead 'providerPool': store redis"),
+        "{text}"
+    );
     assert!(text.contains("redis replica-lease: 4000 ms"), "{text}");
     assert!(!text.contains("s3cret"));
     let out = breaker(&["check", "--json", file]);
