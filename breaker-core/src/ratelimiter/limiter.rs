@@ -57,10 +57,10 @@ use crate::sleep::Sleep;
 /// ```
 #[derive(Clone)]
 pub struct RateLimiter {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     name: Arc<str>,
     /// The name as a rejection carries it (inline when short: no reference count).
     reject_name: crate::names::Name,
@@ -72,14 +72,14 @@ struct Inner {
     start: u64,
     cell: Cell,
     /// What a permission reads of the config in force (no reference count, no lock).
-    params: ParamsCell,
+    pub(super) params: ParamsCell,
     current: ArcSwap<Current>,
     waiting: AtomicU32,
     publisher: EventPublisher<RateLimiterEvent>,
     /// Serialises config changes (the hot path never takes it).
     changing: Mutex<()>,
     /// The store deciding the permissions of every process (issue #29), if any.
-    shared: OnceLock<Arc<dyn SharedLimit>>,
+    pub(super) shared: OnceLock<Arc<dyn SharedLimit>>,
 }
 
 /// The config in force and the numbers the arithmetic reads from it.
@@ -175,7 +175,7 @@ impl RateLimiter {
     /// Nanoseconds since creation, by the limiter's clock: its exact reading, or its cached
     /// one (see [`COARSE_CLOCK_FROM`]).
     #[inline]
-    fn now(&self, coarse: bool) -> i64 {
+    pub(super) fn now(&self, coarse: bool) -> i64 {
         let nanos = match (&self.inner.system, coarse) {
             (Some(system), true) => system.recent_nanos(),
             (Some(system), false) => system.now_nanos(),
@@ -228,28 +228,6 @@ impl RateLimiter {
             (next, (wait, reserved))
         });
         (wait, reserved, now, current.exact)
-    }
-
-    /// [`decide`](Self::decide) by the attached store (issue #29).
-    #[cold]
-    fn decide_shared(
-        &self,
-        store: &dyn SharedLimit,
-        permits: u32,
-        timeout: Option<i64>,
-    ) -> (i64, bool, i64, bool) {
-        let current = self.inner.params.load();
-        let timeout = timeout.unwrap_or(current.params.timeout).max(0) as u64;
-        let granted = store.acquire(self, permits, Duration::from_nanos(timeout));
-        let now = self.now(false);
-        match granted {
-            Some(wait) => (wait.as_nanos() as i64, true, now, current.exact),
-            None => (0, false, now, current.exact),
-        }
-    }
-
-    pub(super) fn shared_cell(&self) -> &OnceLock<Arc<dyn SharedLimit>> {
-        &self.inner.shared
     }
 
     /// Takes `permits` now if the current cycle has them, never waiting and never reserving

@@ -34,6 +34,28 @@ pub trait SharedLimit: Send + Sync + 'static {
 }
 
 impl RateLimiter {
+    /// `decide` by the attached store: `(wait ns, granted, now, exact mode)`.
+    #[cold]
+    pub(super) fn decide_shared(
+        &self,
+        store: &dyn SharedLimit,
+        permits: u32,
+        timeout: Option<i64>,
+    ) -> (i64, bool, i64, bool) {
+        let current = self.inner.params.load();
+        let timeout = timeout.unwrap_or(current.params.timeout).max(0) as u64;
+        let granted = store.acquire(self, permits, Duration::from_nanos(timeout));
+        let now = self.now(false);
+        match granted {
+            Some(wait) => (wait.as_nanos() as i64, true, now, current.exact),
+            None => (0, false, now, current.exact),
+        }
+    }
+
+    fn shared_cell(&self) -> &std::sync::OnceLock<Arc<dyn SharedLimit>> {
+        &self.inner.shared
+    }
+
     /// Lets `store` decide this limiter's permissions from now on (see [`SharedLimit`]).
     /// A limiter has at most one store for its whole life.
     ///
