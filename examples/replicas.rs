@@ -8,6 +8,11 @@
 //!
 //! Redis: `--redis redis://host:port/` or, without it, a `redis-server` started on a free
 //! loopback port when one is installed; otherwise only the per-replica run happens.
+//!
+//! Then the fleet-wide rate limit (issue #29): every replica's `paymentService` rate limiter
+//! from the same file (12 calls per 100 ms) with per-replica permits and with the permits
+//! shared through Redis, each replica trying far more than the limit for
+//! `--limit-seconds`: the summary counts the calls per second that reached the provider.
 
 use std::ops::Range;
 use std::process::{Child, Command, Stdio};
@@ -17,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use breaker_redis::{RedisStore, RedisStoreOptions};
 use clap::Parser;
+use resilience4rs::ratelimiter::RateLimiter;
 use resilience4rs::{CircuitBreaker, State};
 
 const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/application.yml");
@@ -41,6 +47,9 @@ struct Flags {
     /// Requests per second of each replica
     #[arg(long, default_value_t = 20)]
     rate: u64,
+    /// How long the rate-limit part runs, in seconds (0 skips it)
+    #[arg(long, default_value_t = 3)]
+    limit_seconds: u64,
 }
 
 fn window(s: &str) -> Result<Range<u64>, String> {
@@ -85,13 +94,9 @@ struct Tally {
     probes_in_outage: AtomicU64,
 }
 
-/// One replica: its own registry from the Spring file, its own store when sharing.
-fn replica_breaker(store_url: Option<&str>, prefix: &str) -> Result<CircuitBreaker, String> {
-    let loaded = breaker_config::Loader::new()
-        .load_files(&[CONFIG])
-        .map_err(|e| e.to_string())?;
-    // The provider's errors are plain failures here; the Java names are acknowledged.
-    let catalog = [
+/// The provider's errors are plain failures here; the Java names are acknowledged.
+fn catalog() -> resilience4rs::ErrorCatalog {
+    [
         "org.springframework.web.client.HttpServerErrorException",
         "org.springframework.web.client.HttpClientErrorException",
         "java.util.concurrent.TimeoutException",
@@ -100,11 +105,19 @@ fn replica_breaker(store_url: Option<&str>, prefix: &str) -> Result<CircuitBreak
         // circuit); a lone breaker never sees those errors.
         "io.github.resilience4j.bulkhead.BulkheadFullException",
         "io.github.resilience4j.circuitbreaker.CallNotPermittedException",
+        "io.github.resilience4j.ratelimiter.RequestNotPermitted",
     ]
     .into_iter()
-    .fold(resilience4rs::ErrorCatalog::new(), |c, n| c.acknowledge(n));
+    .fold(resilience4rs::ErrorCatalog::new(), |c, n| c.acknowledge(n))
+}
+
+/// One replica: its own registry from the Spring file, its own store when sharing.
+fn replica_breaker(store_url: Option<&str>, prefix: &str) -> Result<CircuitBreaker, String> {
+    let loaded = breaker_config::Loader::new()
+        .load_files(&[CONFIG])
+        .map_err(|e| e.to_string())?;
     let registry =
-        breaker_config::registry_from_loaded(&loaded, &catalog).map_err(|e| e.to_string())?;
+        breaker_config::registry_from_loaded(&loaded, &catalog()).map_err(|e| e.to_string())?;
     let cb = registry.circuit_breaker(BREAKER);
     if let Some(url) = store_url {
         let options = RedisStoreOptions {
@@ -193,6 +206,56 @@ async fn run(
         t.await.map_err(|e| e.to_string())?;
     }
     Ok((provider, tally))
+}
+
+/// One replica's `paymentService` rate limiter from the Spring file (12 per 100 ms, no
+/// wait), its permits shared through Redis when `store_url` is given.
+fn replica_limiter(store_url: Option<&str>, prefix: &str) -> Result<RateLimiter, String> {
+    let loaded = breaker_config::Loader::new()
+        .load_files(&[CONFIG])
+        .map_err(|e| e.to_string())?;
+    let configs = breaker_config::modules::module_core_configs(&loaded, &catalog())
+        .map_err(|e| e.to_string())?;
+    let registries = breaker_config::modules::ModuleRegistries::from_core_configs(configs);
+    let limiter = registries.rate_limiter.rate_limiter(BREAKER);
+    if let Some(url) = store_url {
+        let options = RedisStoreOptions {
+            key_prefix: prefix.into(),
+            ..RedisStoreOptions::default()
+        };
+        let store = RedisStore::open(url, options).map_err(|e| e.to_string())?;
+        store
+            .attach_rate_limiter(&limiter)
+            .map_err(|e| e.to_string())?;
+        std::mem::forget(store);
+    }
+    Ok(limiter)
+}
+
+/// Every replica tries a call every 2 ms for `seconds` through its limiter: the calls that
+/// reached the provider, per second.
+async fn limit_run(flags: Arc<Flags>, store_url: Option<String>) -> Result<f64, String> {
+    let prefix = format!("replicas-example-{}:", std::process::id());
+    let reached = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let end = start + Duration::from_secs(flags.limit_seconds);
+    let mut tasks = Vec::new();
+    for _ in 0..flags.replicas {
+        let limiter = replica_limiter(store_url.as_deref(), &prefix)?;
+        let reached = reached.clone();
+        tasks.push(tokio::spawn(async move {
+            while Instant::now() < end {
+                if limiter.try_acquire_permission(1).is_ok() {
+                    reached.fetch_add(1, Ordering::Relaxed);
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.map_err(|e| e.to_string())?;
+    }
+    Ok(reached.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64())
 }
 
 /// A `redis-server` this example started, stopped on drop.
@@ -308,6 +371,35 @@ async fn main() -> Result<(), String> {
             flags.replicas,
             local.0.reached_in_outage.load(Ordering::Relaxed),
             p.reached_in_outage.load(Ordering::Relaxed)
+        );
+    }
+    if flags.limit_seconds == 0 {
+        return Ok(());
+    }
+    println!();
+    println!(
+        "rate limiter {BREAKER} (12 calls per 100 ms = 120/s), {} replicas each trying 500/s for {} s:",
+        flags.replicas, flags.limit_seconds
+    );
+    let local = limit_run(flags.clone(), None);
+    let shared = async {
+        match &url {
+            Some(u) => limit_run(flags.clone(), Some(u.clone())).await.map(Some),
+            None => Ok(None),
+        }
+    };
+    let (local, shared) = tokio::join!(local, shared);
+    let (local, shared) = (local?, shared?);
+    let shown = shared.map_or("-".to_string(), |s| format!("{s:.0}"));
+    println!("{:<44} {:>12} {:>14}", "", "per-replica", "shared (Redis)");
+    println!(
+        "{:<44} {:>12.0} {:>14}",
+        "calls per second that reached the provider", local, shown
+    );
+    if let Some(s) = shared {
+        println!(
+            "SUMMARY {{\"replicas\":{},\"limit_per_s\":120,\"per_s_local\":{local:.0},\"per_s_shared\":{s:.0}}}",
+            flags.replicas
         );
     }
     Ok(())

@@ -302,14 +302,21 @@ fn shared_state(out: &mut String, c: &breaker_config::SharedStoreConfig) {
         return;
     }
     out.push_str("Shared state (breaker.*, ignored by Spring):\n");
-    for (name, kind) in &c.instances {
-        let key = format!("breaker.circuitbreaker.instances.{name}.store");
-        let at = c
-            .origins
-            .get(&key)
-            .map(|o| format!("  ({o})"))
-            .unwrap_or_default();
-        let _ = writeln!(out, "  circuit breaker '{name}': store {}{at}", kind.name());
+    let modules = [
+        ("circuitbreaker", "circuit breaker", &c.instances),
+        ("ratelimiter", "rate limiter", &c.rate_limiters),
+        ("bulkhead", "bulkhead", &c.bulkheads),
+    ];
+    for (module, label, stores) in modules {
+        for (name, kind) in stores {
+            let key = format!("breaker.{module}.instances.{name}.store");
+            let at = c
+                .origins
+                .get(&key)
+                .map(|o| format!("  ({o})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  {label} '{name}': store {}{at}", kind.name());
+        }
     }
     let r = &c.redis;
     let ms = |d: Option<std::time::Duration>, default: &str| {
@@ -337,5 +344,10 @@ fn shared_state(out: &mut String, c: &breaker_config::SharedStoreConfig) {
     let _ = writeln!(out, "  redis timeout: {}", ms(r.timeout, "50 ms"));
     let _ = writeln!(out, "  redis trial-lease: {}", ms(r.trial_lease, "10 s"));
     let _ = writeln!(out, "  redis key-ttl: {}", ms(r.key_ttl, "24 h"));
+    let _ = writeln!(
+        out,
+        "  redis replica-lease: {}",
+        ms(r.replica_lease, "10 s")
+    );
     out.push('\n');
 }

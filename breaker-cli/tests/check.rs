@@ -271,10 +271,22 @@ fn shared_state_is_shown_without_credentials() {
     );
     assert!(text.contains("redis url: redis://cache:6379/0"), "{text}");
     assert!(text.contains("redis refresh-interval: 50 ms"), "{text}");
+    // Issue #29: the fleet-wide rate limiter and bulkhead, and the replica lease.
+    assert!(
+        text.contains("rate limiter 'providerApi': store redis"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bulkhead 'providerPool': store redis"),
+        "{text}"
+    );
+    assert!(text.contains("redis replica-lease: 4000 ms"), "{text}");
     assert!(!text.contains("s3cret"));
     let out = breaker(&["check", "--json", file]);
     let j = json(&out);
     assert_eq!(j["sharedState"]["instances"]["paymentService"], "redis");
+    assert_eq!(j["sharedState"]["rateLimiters"]["providerApi"], "redis");
+    assert_eq!(j["sharedState"]["bulkheads"]["providerPool"], "redis");
     assert_eq!(j["sharedState"]["redis"]["url"], "redis://cache:6379/0");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("s3cret"));
 }

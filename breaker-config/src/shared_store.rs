@@ -55,6 +55,10 @@ pub struct RedisSettings {
     pub trial_lease: Option<Duration>,
     /// `breaker.redis.key-ttl` (default 24 h): how long keys live after their last change.
     pub key_ttl: Option<Duration>,
+    /// `breaker.redis.replica-lease` (default 10 s): how long a process counts as alive
+    /// (for the rate limiters' and bulkheads' local share) and its bulkhead permits stay
+    /// taken after its last word; a killed process's permits come back after this.
+    pub replica_lease: Option<Duration>,
 }
 
 impl std::fmt::Debug for RedisSettings {
@@ -66,6 +70,7 @@ impl std::fmt::Debug for RedisSettings {
             .field("timeout", &self.timeout)
             .field("trial_lease", &self.trial_lease)
             .field("key_ttl", &self.key_ttl)
+            .field("replica_lease", &self.replica_lease)
             .finish()
     }
 }
@@ -75,6 +80,12 @@ impl std::fmt::Debug for RedisSettings {
 pub struct SharedStoreConfig {
     /// `breaker.circuitbreaker.instances.<name>.store`, by instance name (only those set).
     pub instances: BTreeMap<String, StoreKind>,
+    /// `breaker.ratelimiter.instances.<name>.store`, by instance name (only those set;
+    /// issue #29).
+    pub rate_limiters: BTreeMap<String, StoreKind>,
+    /// `breaker.bulkhead.instances.<name>.store`, by instance name (only those set;
+    /// semaphore bulkheads, issue #29).
+    pub bulkheads: BTreeMap<String, StoreKind>,
     /// `breaker.redis.*`.
     pub redis: RedisSettings,
     /// Where each key set here came from, by full key.
@@ -92,9 +103,34 @@ impl SharedStoreConfig {
         redact_url(url)
     }
 
-    /// Whether any instance shares its state through Redis.
+    /// Where the rate limiter `name` keeps its permits (`local` unless configured).
+    pub fn rate_limiter_store_of(&self, name: &str) -> StoreKind {
+        self.rate_limiters.get(name).copied().unwrap_or_default()
+    }
+
+    /// Where the semaphore bulkhead `name` counts its calls (`local` unless configured).
+    pub fn bulkhead_store_of(&self, name: &str) -> StoreKind {
+        self.bulkheads.get(name).copied().unwrap_or_default()
+    }
+
+    /// Whether any instance (circuit breaker, rate limiter, bulkhead) shares its state
+    /// through Redis.
     pub fn uses_redis(&self) -> bool {
-        self.instances.values().any(|k| *k == StoreKind::Redis)
+        self.first_redis_key().is_some()
+    }
+
+    /// The full key of the first instance with `store: redis`.
+    fn first_redis_key(&self) -> Option<String> {
+        let kinds = [
+            ("circuitbreaker", &self.instances),
+            ("ratelimiter", &self.rate_limiters),
+            ("bulkhead", &self.bulkheads),
+        ];
+        kinds.iter().find_map(|(kind, map)| {
+            map.iter()
+                .find(|(_, k)| **k == StoreKind::Redis)
+                .map(|(name, _)| format!("breaker.{kind}.instances.{name}.store"))
+        })
     }
 
     /// The `breaker check` view: `{"instances": {name: "redis"}, "redis": {...}}`, the URL
@@ -103,6 +139,8 @@ impl SharedStoreConfig {
         let ms = |d: &Option<Duration>| d.map(|d| d.as_millis() as u64);
         json!({
             "instances": self.instances.iter().map(|(k, v)| (k.clone(), json!(v.name()))).collect::<serde_json::Map<_, _>>(),
+            "rateLimiters": self.rate_limiters.iter().map(|(k, v)| (k.clone(), json!(v.name()))).collect::<serde_json::Map<_, _>>(),
+            "bulkheads": self.bulkheads.iter().map(|(k, v)| (k.clone(), json!(v.name()))).collect::<serde_json::Map<_, _>>(),
             "redis": {
                 "url": self.redis.url.as_deref().map(redact_url),
                 "keyPrefix": self.redis.key_prefix,
@@ -110,6 +148,7 @@ impl SharedStoreConfig {
                 "timeoutMs": ms(&self.redis.timeout),
                 "trialLeaseMs": ms(&self.redis.trial_lease),
                 "keyTtlMs": ms(&self.redis.key_ttl),
+                "replicaLeaseMs": ms(&self.redis.replica_lease),
             },
         })
     }
@@ -125,14 +164,18 @@ pub(crate) fn redact_url(url: &str) -> String {
     format!("{scheme}://{rest}")
 }
 
-const REDIS_KEYS: [&str; 6] = [
+const REDIS_KEYS: [&str; 7] = [
     "url",
     "key-prefix",
     "refresh-interval",
     "timeout",
     "trial-lease",
     "key-ttl",
+    "replica-lease",
 ];
+
+/// The module names whose instances take a `store` (`breaker.<module>.instances.<name>.store`).
+const STORE_MODULES: [&str; 3] = ["circuitbreaker", "ratelimiter", "bulkhead"];
 
 /// Reads the `breaker.*` keys of `docs` (lowest precedence first).
 pub(crate) fn read(
@@ -153,11 +196,11 @@ pub(crate) fn read(
         if n.is_empty() || !n[0].is("breaker") {
             continue;
         }
-        let known = if starts(p, &["breaker", "circuitbreaker", "instances"])
-            && n.len() == 5
-            && n[4].is("store")
-        {
-            stores.insert(map_key(&n[3].text, n[3].bracketed), p);
+        let module = STORE_MODULES
+            .iter()
+            .position(|m| starts(p, &["breaker", m, "instances"]));
+        let known = if let (Some(m), true) = (module, n.len() == 5 && n[4].is("store")) {
+            stores.insert((m, map_key(&n[3].text, n[3].bracketed)), p);
             true
         } else {
             n.len() == 3 && n[1].is("redis") && REDIS_KEYS.iter().any(|k| n[2].is(k))
@@ -168,18 +211,23 @@ pub(crate) fn read(
             warnings.push(Warning::new(
                 Some(p.key_origin.clone()),
                 p.key.clone(),
-                "unknown breaker setting; ignored (breaker reads breaker.circuitbreaker.instances.<name>.store and breaker.redis.url, .key-prefix, .refresh-interval, .timeout, .trial-lease, .key-ttl)".into(),
+                "unknown breaker setting; ignored (breaker reads breaker.circuitbreaker|ratelimiter|bulkhead.instances.<name>.store and breaker.redis.url, .key-prefix, .refresh-interval, .timeout, .trial-lease, .key-ttl, .replica-lease)".into(),
             ));
         }
     }
-    for (name, p) in stores {
+    for ((module, name), p) in stores {
         let Some(v) = r.resolved(p) else { continue };
+        let map = match module {
+            0 => &mut c.instances,
+            1 => &mut c.rate_limiters,
+            _ => &mut c.bulkheads,
+        };
         match v.to_ascii_lowercase().as_str() {
             "local" => {
-                c.instances.insert(name, StoreKind::Local);
+                map.insert(name, StoreKind::Local);
             }
             "redis" => {
-                c.instances.insert(name, StoreKind::Redis);
+                map.insert(name, StoreKind::Redis);
             }
             _ => r
                 .errors
@@ -195,7 +243,13 @@ pub(crate) fn read(
     let url = text(&mut r, "url");
     let prefix = text(&mut r, "key-prefix");
     let mut durations = Vec::new();
-    for key in ["refresh-interval", "timeout", "trial-lease", "key-ttl"] {
+    for key in [
+        "refresh-interval",
+        "timeout",
+        "trial-lease",
+        "key-ttl",
+        "replica-lease",
+    ] {
         durations.push(text(&mut r, key));
     }
     if let Some((p, v)) = url {
@@ -230,14 +284,10 @@ pub(crate) fn read(
     c.redis.timeout = parsed.next().flatten();
     c.redis.trial_lease = parsed.next().flatten();
     c.redis.key_ttl = parsed.next().flatten();
+    c.redis.replica_lease = parsed.next().flatten();
     drop(parsed);
     if c.uses_redis() && c.redis.url.is_none() && !errors_mention_url(r.errors) {
-        let (name, _) = c
-            .instances
-            .iter()
-            .find(|(_, k)| **k == StoreKind::Redis)
-            .expect("uses_redis");
-        let key = format!("breaker.circuitbreaker.instances.{name}.store");
+        let key = c.first_redis_key().expect("uses_redis");
         let origin = c
             .origins
             .iter()

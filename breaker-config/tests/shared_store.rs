@@ -120,3 +120,46 @@ fn bad_durations_are_errors() {
         ["breaker.redis.refresh-interval", "breaker.redis.timeout"]
     );
 }
+
+/// Issue #29: rate limiters and semaphore bulkheads take `store` too, and
+/// `breaker.redis.replica-lease` binds; each module's store is its own.
+#[test]
+fn rate_limiter_and_bulkhead_stores_bind() {
+    let l = yaml(
+        "breaker:\n  ratelimiter.instances.providerApi.store: redis\n  bulkhead:\n    instances:\n      pool:\n        store: REDIS\n      other:\n        store: local\n  redis.url: redis://cache:6379/0\n  redis.replica-lease: 3s\n",
+    );
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+    assert!(l.errors().is_empty(), "{:?}", l.errors());
+    let s = &l.shared_store;
+    assert!(s.uses_redis());
+    assert_eq!(s.rate_limiter_store_of("providerApi"), StoreKind::Redis);
+    assert_eq!(s.bulkhead_store_of("pool"), StoreKind::Redis);
+    assert_eq!(s.bulkhead_store_of("other"), StoreKind::Local);
+    // The same name in another module is not shared.
+    assert_eq!(s.store_of("providerApi"), StoreKind::Local);
+    assert_eq!(s.bulkhead_store_of("providerApi"), StoreKind::Local);
+    assert_eq!(s.redis.replica_lease, Some(Duration::from_secs(3)));
+    let r = breaker_config::json::report(&l);
+    assert_eq!(r["sharedState"]["rateLimiters"]["providerApi"], "redis");
+    assert_eq!(r["sharedState"]["bulkheads"]["pool"], "redis");
+    assert_eq!(r["sharedState"]["redis"]["replicaLeaseMs"], 3000);
+}
+
+#[test]
+fn a_rate_limiter_store_redis_needs_a_url_and_a_known_value() {
+    let l = yaml("breaker.ratelimiter.instances.api.store: redis\n");
+    let e = l.errors();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].key, "breaker.ratelimiter.instances.api.store");
+    assert!(
+        e[0].message.contains("breaker.redis.url"),
+        "{}",
+        e[0].message
+    );
+    let l = yaml("breaker:\n  bulkhead:\n    instances:\n      b:\n        store: etcd\n");
+    let e = l.errors();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].key, "breaker.bulkhead.instances.b.store");
+    assert_eq!(e[0].allowed, "local, redis");
+    assert_eq!(e[0].origin.as_ref().unwrap().line, 5);
+}

@@ -131,8 +131,8 @@ use circuitbreaker::{
     registry, shared, state, window,
 };
 use kernel::{
-    classify, clock, error_chain, instance, instance_registry, interval, java, names, publisher,
-    sleep, striped, sync, throwable, timer_thread,
+    classify, clock, error_chain, instance, instance_registry, interval, java, keyed, names,
+    publisher, sleep, striped, sync, throwable, timer_thread,
 };
 
 pub use breaker::{CircuitBreaker, SharedState, WeakCircuitBreaker};
@@ -154,6 +154,7 @@ pub use interval::{
     IntervalFunction, RandomSource, ThreadRandom, DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR,
 };
 pub use java::{java_double, java_duration_millis, java_float};
+pub use keyed::{KeyLimits, Keyed};
 pub use metrics::Metrics;
 pub use permit::Permit;
 pub use publisher::{EventPublisher, ModuleEvent, RecentEvents};

@@ -164,7 +164,7 @@ impl SharedState for Link {
 /// multi-thread runtime, through `tokio::task::block_in_place` (the runtime first hands the
 /// worker's other tasks to another thread); elsewhere (no runtime, a current-thread
 /// runtime, the `tokio` feature off) as it is.
-fn off_the_runtime<T>(wait: impl FnOnce() -> T) -> T {
+pub(crate) fn off_the_runtime<T>(wait: impl FnOnce() -> T) -> T {
     #[cfg(feature = "tokio")]
     {
         use tokio::runtime::{Handle, RuntimeFlavor};

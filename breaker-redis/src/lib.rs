@@ -33,8 +33,22 @@
 //! calls use local state alone, and a background thread reconnects every
 //! `refresh_interval` and re-converges (a local OPEN Redis does not know is written back;
 //! a newer shared state is applied).
+//!
+//! # Fleet-wide rate limiters and bulkheads (issue #29)
+//!
+//! [`RedisStore::attach_rate_limiter`] and [`RedisStore::attach_bulkhead`] (or
+//! `store: redis` under `breaker.ratelimiter.instances.<name>` /
+//! `breaker.bulkhead.instances.<name>`, see [`attach_configured_limits`]) share one limit
+//! among every process attaching an instance of the same name: at most `limitForPeriod`
+//! permits per `limitRefreshPeriod` (Resilience4j's `AtomicRateLimiter` arithmetic run
+//! atomically in Redis, by Redis's clock, each permit granted once), at most
+//! `maxConcurrentCalls` calls in flight (a killed process's permits come back within
+//! [`RedisStoreOptions::replica_lease`]). Each permission is one Redis round trip, its
+//! caller waiting at most [`call_path_bound`] (`3 x timeout`); without an answer it is
+//! decided on the process's local share, `ceil(limit / replicas)`.
 
 mod config;
+mod fleet;
 mod hook;
 mod link;
 mod options;
@@ -44,7 +58,7 @@ mod scripts;
 mod store;
 mod worker;
 
-pub use config::{attach_configured, options_from, ConfiguredStores};
+pub use config::{attach_configured, attach_configured_limits, options_from, ConfiguredStores};
 pub use options::RedisStoreOptions;
 pub use redact::redact_url;
 pub use store::{call_path_bound, RedisStore, StoreError};

@@ -29,6 +29,11 @@ pub struct RedisStoreOptions {
     /// default 24 h, at least 1 s); an OPEN state lives at least until its deadline plus
     /// this. A breaker no process uses any more leaves nothing behind.
     pub key_ttl: Duration,
+    /// How long a process counts as using a fleet-wide rate limiter or bulkhead after its
+    /// last word to Redis (`breaker.redis.replica-lease`, default 10 s, at least 1 ms;
+    /// every process renews it each `refresh_interval`). A killed process's bulkhead
+    /// permits come back, and it stops counting in the local shares, within this.
+    pub replica_lease: Duration,
 }
 
 impl Default for RedisStoreOptions {
@@ -39,6 +44,7 @@ impl Default for RedisStoreOptions {
             timeout: Duration::from_millis(50),
             trial_lease: Duration::from_secs(10),
             key_ttl: Duration::from_secs(24 * 3600),
+            replica_lease: Duration::from_secs(10),
         }
     }
 }
@@ -56,6 +62,7 @@ impl RedisStoreOptions {
         self.timeout = at_least(self.timeout, Duration::from_millis(1));
         self.trial_lease = at_least(self.trial_lease, Duration::from_millis(1));
         self.key_ttl = at_least(self.key_ttl, Duration::from_secs(1));
+        self.replica_lease = at_least(self.replica_lease, Duration::from_millis(1));
         self
     }
 }

@@ -2,12 +2,15 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use breaker_core::CircuitBreaker;
+use breaker_core::bulkhead::Bulkhead;
+use breaker_core::ratelimiter::RateLimiter;
+use breaker_core::{CircuitBreaker, Keyed};
 use redis::{Client, Connection};
 
+use crate::fleet::{Fleet, SharedBulkhead, SharedRate};
 use crate::link::Link;
 use crate::options::RedisStoreOptions;
 use crate::redact::{redact_url, scrub, secrets};
@@ -33,6 +36,14 @@ pub enum StoreError {
     #[error("circuit breaker '{name}' already has a shared state store")]
     AlreadyAttached {
         /// The breaker's name.
+        name: String,
+    },
+    /// The rate limiter or bulkhead already shares its limit through a store (issue #29).
+    #[error("{kind} '{name}' already has a shared limit")]
+    LimitAlreadyAttached {
+        /// `rate limiter` or `bulkhead`.
+        kind: &'static str,
+        /// The instance's name.
         name: String,
     },
 }
@@ -71,6 +82,8 @@ pub(crate) struct StoreInner {
     /// Unique per process and store: the prefix of lease ids.
     pub(crate) tag: String,
     pub(crate) lease_seq: AtomicU64,
+    /// The fleet-wide limits' call thread and members, started by the first one attached.
+    fleet: OnceLock<Fleet>,
 }
 
 impl RedisStore {
@@ -100,6 +113,7 @@ impl RedisStore {
             links: Mutex::new(Vec::new()),
             tag: format!("{}-{:08x}", std::process::id(), fastrand::u32(..)),
             lease_seq: AtomicU64::new(0),
+            fleet: OnceLock::new(),
         });
         spawn_refresher(Arc::downgrade(&inner));
         worker::spawn(Arc::downgrade(&inner), queue);
@@ -122,6 +136,71 @@ impl RedisStore {
         link.refresh(&self.inner, breaker);
         self.inner.links.lock().unwrap().push(link);
         Ok(())
+    }
+
+    /// Shares `limiter`'s `limitForPeriod` per `limitRefreshPeriod` with every process
+    /// attaching a limiter of the same name (issue #29): across all of them at most
+    /// `limitForPeriod` permits per period, each granted once, cycles counted from the
+    /// first process's first request on Redis's clock. Each acquisition asks Redis (one
+    /// round trip, at most `3 x timeout`); without an answer it is decided on this
+    /// process's share, `ceil(limitForPeriod / replicas)`. See the crate docs.
+    ///
+    /// # Errors
+    /// [`StoreError::LimitAlreadyAttached`] when the limiter has a store already.
+    pub fn attach_rate_limiter(&self, limiter: &RateLimiter) -> Result<(), StoreError> {
+        let shared = SharedRate::new(&self.inner, limiter.name());
+        if limiter.attach_shared_limit(shared.clone()).is_err() {
+            return Err(StoreError::LimitAlreadyAttached {
+                kind: "rate limiter",
+                name: limiter.name().to_string(),
+            });
+        }
+        let member: Arc<dyn crate::fleet::Member> = shared;
+        self.inner.fleet().add(Arc::downgrade(&member));
+        Ok(())
+    }
+
+    /// Caps `bulkhead`'s calls in flight at `maxConcurrentCalls` across every process
+    /// attaching a bulkhead of the same name (issue #29). Each admitted call asks Redis
+    /// (one round trip, at most `3 x timeout`); its end is reported without waiting. A
+    /// killed process's calls stop counting within `replica_lease`. Without an answer the
+    /// call is decided on this process's share, `ceil(maxConcurrentCalls / replicas)`.
+    ///
+    /// # Errors
+    /// [`StoreError::LimitAlreadyAttached`] when the bulkhead has a store already.
+    pub fn attach_bulkhead(&self, bulkhead: &Bulkhead) -> Result<(), StoreError> {
+        let shared = SharedBulkhead::new(&self.inner, bulkhead.name());
+        if bulkhead.attach_shared_concurrency(shared.clone()).is_err() {
+            return Err(StoreError::LimitAlreadyAttached {
+                kind: "bulkhead",
+                name: bulkhead.name().to_string(),
+            });
+        }
+        let member: Arc<dyn crate::fleet::Member> = shared;
+        self.inner.fleet().add(Arc::downgrade(&member));
+        Ok(())
+    }
+
+    /// Shares the limit of every key's rate limiter of `keyed` (issue #29): each key's
+    /// limiter, created from now on, is attached as by
+    /// [`attach_rate_limiter`](Self::attach_rate_limiter) under its own name
+    /// (`<name>/<key>`), so each key has `limitForPeriod` across the fleet. A key idle in
+    /// every process leaves Redis after `key_ttl`. `false` when `keyed` has a creation hook
+    /// already.
+    pub fn attach_keyed_rate_limiters(&self, keyed: &Keyed<RateLimiter>) -> bool {
+        let store = self.clone();
+        keyed.on_create(move |l| {
+            let _ = store.attach_rate_limiter(l);
+        })
+    }
+
+    /// [`attach_keyed_rate_limiters`](Self::attach_keyed_rate_limiters) for semaphore
+    /// bulkheads: `maxConcurrentCalls` per key across the fleet.
+    pub fn attach_keyed_bulkheads(&self, keyed: &Keyed<Bulkhead>) -> bool {
+        let store = self.clone();
+        keyed.on_create(move |b| {
+            let _ = store.attach_bulkhead(b);
+        })
     }
 
     /// Whether the last request to Redis succeeded.
@@ -150,7 +229,18 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl StoreInner {
-    fn connect(&self) -> redis::RedisResult<Connection> {
+    /// The fleet side, started on first use.
+    pub(crate) fn fleet(self: &Arc<Self>) -> &Fleet {
+        self.fleet
+            .get_or_init(|| Fleet::start(Arc::downgrade(self)))
+    }
+
+    /// Whether the last request succeeded (while false only the refresher talks to Redis).
+    pub(crate) fn is_up(&self) -> bool {
+        self.up.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn connect(&self) -> redis::RedisResult<Connection> {
         let t = self.options.timeout;
         let mut con = self.client.get_connection_with_timeout(t)?;
         con.set_read_timeout(Some(t))?;
@@ -287,7 +377,7 @@ impl StoreInner {
         call_path_bound(&self.options).as_millis() as u64
     }
 
-    fn mark_down(&self, e: &redis::RedisError) {
+    pub(crate) fn mark_down(&self, e: &redis::RedisError) {
         self.up.store(false, Ordering::Relaxed);
         if !self.down_logged.swap(true, Ordering::Relaxed) {
             tracing::warn!(
@@ -370,6 +460,9 @@ fn refresh_once(s: &Arc<StoreInner>, con: &mut Option<Connection>) {
     match replies {
         Ok(replies) => {
             s.mark_up();
+            if let Some(fleet) = s.fleet.get() {
+                fleet.beat_all();
+            }
             for r in &replies {
                 s.clock.observe(r.now_ms);
             }

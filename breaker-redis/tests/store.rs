@@ -349,3 +349,48 @@ fn a_trip_based_on_an_older_closed_state_is_refused() {
         "the stale trip changed the shared state"
     );
 }
+
+/// Issue #29: a rate limiter and a bulkhead configured `store: redis` are attached, and so
+/// is one the registry creates later; an unlisted one is not.
+#[test]
+fn attach_configured_limits_follows_the_configuration() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let yaml = format!(
+        "breaker.ratelimiter.instances.api.store: redis\n\
+         breaker.ratelimiter.instances.later.store: redis\n\
+         breaker.bulkhead.instances.pool.store: redis\n\
+         breaker.redis.url: {}\n",
+        redis.url()
+    );
+    let loaded = breaker_config::Loader::new()
+        .env(Default::default())
+        .load_str("application.yml", breaker_config::Format::Yaml, &yaml)
+        .unwrap();
+    assert!(loaded.errors().is_empty() && loaded.warnings.is_empty());
+    let limiters = breaker_core::ratelimiter::RateLimiterRegistry::new();
+    let bulkheads = breaker_core::bulkhead::BulkheadRegistry::new();
+    let api = limiters.rate_limiter("api");
+    let store =
+        breaker_redis::attach_configured_limits(&loaded.shared_store, &limiters, &bulkheads, None)
+            .unwrap();
+    assert!(store.is_some());
+    assert!(api.has_shared_limit());
+    assert!(limiters.rate_limiter("later").has_shared_limit());
+    assert!(!limiters.rate_limiter("other").has_shared_limit());
+    assert!(bulkheads.bulkhead("pool").has_shared_concurrency());
+    assert!(!bulkheads.bulkhead("api").has_shared_concurrency());
+    // Resilience4j's default limiter (50 per 500 ns; Redis counts cycles of at least
+    // 1 ms), its permits counted in Redis.
+    assert!(api.try_acquire_permission(1).is_ok());
+    let p: i64 = redis::cmd("HGET")
+        .arg("breaker:{rl:api}")
+        .arg("p")
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_eq!(
+        p, 49,
+        "one of Resilience4j's default 50 permits taken, in Redis"
+    );
+}

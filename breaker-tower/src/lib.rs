@@ -46,6 +46,7 @@
 mod circuit_breaker;
 mod classify;
 mod modules;
+mod per_host;
 mod policy;
 mod service;
 
@@ -55,5 +56,6 @@ pub use modules::{
     BulkheadLayer, ModuleLayer, ModuleService, RateLimiterLayer, RetryLayer,
     ThreadPoolBulkheadLayer, TimeLimiterLayer,
 };
+pub use per_host::{request_authority, PerHostCircuitBreakerLayer, PerHostCircuitBreakerService};
 pub use policy::{refusal_response, BoxError, Errors, Policy, Refusal, ServiceUnavailable};
 pub use service::BoxFuture;

@@ -3,13 +3,14 @@
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use super::call::BulkheadCall;
 use super::config::BulkheadConfig;
 use super::error::{BulkheadError, BulkheadFullException};
 use super::events::{BulkheadEvent, BulkheadEventType};
+use super::fleet::SharedConcurrency;
 use super::metrics::BulkheadMetrics;
 use super::permit::BulkheadPermit;
 use super::semaphore::{Admission, Semaphore, WaitPermit};
@@ -94,7 +95,7 @@ impl Bulkhead {
     #[inline]
     pub fn try_acquire_permission(&self) -> Result<BulkheadPermit<'_>, BulkheadFullException> {
         if self.inner.semaphore.try_acquire() {
-            Ok(self.permitted())
+            self.confirmed()
         } else {
             Err(self.rejected())
         }
@@ -182,6 +183,7 @@ impl Bulkhead {
     /// back changes nothing and publishes nothing.
     pub fn on_complete(&self) {
         if self.inner.semaphore.release(1) {
+            self.released_fleet();
             self.publish(BulkheadEventType::CallFinished);
         }
     }
@@ -190,7 +192,9 @@ impl Bulkhead {
     /// [`BulkheadPermit::forget`]: returns one permit, publishes nothing. Guarded as
     /// [`on_complete`](Self::on_complete).
     pub fn release_permission(&self) {
-        self.inner.semaphore.release(1);
+        if self.inner.semaphore.release(1) {
+            self.released_fleet();
+        }
     }
 
     /// Calls `f` for every event of this bulkhead, synchronously (Resilience4j's
@@ -224,8 +228,45 @@ impl Bulkhead {
     #[inline]
     pub(crate) fn release_one(&self, finished: bool) {
         let returned = self.inner.semaphore.release(1);
+        if returned {
+            self.released_fleet();
+        }
         if finished && returned {
             self.publish(BulkheadEventType::CallFinished);
+        }
+    }
+
+    pub(super) fn fleet_cell(&self) -> &OnceLock<Arc<dyn SharedConcurrency>> {
+        &self.inner.fleet
+    }
+
+    /// A permit taken locally, confirmed by the fleet's store if one is attached (issue
+    /// #29): refused there, the local permit goes back and the call is rejected.
+    #[inline]
+    fn confirmed(&self) -> Result<BulkheadPermit<'_>, BulkheadFullException> {
+        match self.inner.fleet.get() {
+            None => Ok(self.permitted()),
+            Some(store) => self.confirm_shared(store.as_ref()),
+        }
+    }
+
+    #[cold]
+    fn confirm_shared(
+        &self,
+        store: &dyn SharedConcurrency,
+    ) -> Result<BulkheadPermit<'_>, BulkheadFullException> {
+        if store.acquire(self) {
+            Ok(self.permitted())
+        } else {
+            self.inner.semaphore.release(1);
+            Err(self.rejected())
+        }
+    }
+
+    #[inline]
+    fn released_fleet(&self) {
+        if let Some(store) = self.inner.fleet.get() {
+            store.release(self);
         }
     }
 
@@ -285,7 +326,7 @@ impl<'a> Future for Acquire<'a> {
             AcquireState::Start => {
                 if semaphore.try_acquire() {
                     this.state = AcquireState::Done;
-                    return Poll::Ready(Ok(bulkhead.permitted()));
+                    return Poll::Ready(bulkhead.confirmed());
                 }
                 let max_wait = semaphore.config().max_wait_duration();
                 if max_wait.is_zero() {
@@ -295,7 +336,7 @@ impl<'a> Future for Acquire<'a> {
                 match semaphore.acquire_or_enqueue(None) {
                     Admission::Granted => {
                         this.state = AcquireState::Done;
-                        Poll::Ready(Ok(bulkhead.permitted()))
+                        Poll::Ready(bulkhead.confirmed())
                     }
                     Admission::Full => {
                         this.state = AcquireState::Done;
@@ -313,13 +354,13 @@ impl<'a> Future for Acquire<'a> {
             AcquireState::Waiting { wait, sleep } => {
                 if Pin::new(&mut *wait).poll(cx).is_ready() {
                     this.state = AcquireState::Done;
-                    return Poll::Ready(Ok(bulkhead.permitted()));
+                    return Poll::Ready(bulkhead.confirmed());
                 }
                 if Pin::new(sleep).poll(cx).is_ready() {
                     let granted = wait.give_up();
                     this.state = AcquireState::Done;
                     return Poll::Ready(if granted {
-                        Ok(bulkhead.permitted())
+                        bulkhead.confirmed()
                     } else {
                         Err(bulkhead.rejected())
                     });

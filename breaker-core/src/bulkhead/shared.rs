@@ -3,9 +3,10 @@
 //! admission [`Semaphore`] and the event publisher), with publishing an event and changing
 //! the limit.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::events::{BulkheadEvent, BulkheadEventType};
+use super::fleet::SharedConcurrency;
 use super::semaphore::Semaphore;
 use crate::clock::Clock;
 use crate::publisher::EventPublisher;
@@ -20,6 +21,8 @@ pub(super) struct BulkheadCore<C> {
     pub(super) clock: Arc<dyn Clock>,
     pub(super) semaphore: Semaphore<C>,
     pub(super) publisher: EventPublisher<BulkheadEvent>,
+    /// The store capping the calls of every process (issue #29; semaphore bulkheads only).
+    pub(super) fleet: OnceLock<Arc<dyn SharedConcurrency>>,
 }
 
 impl<C> BulkheadCore<C> {
@@ -30,6 +33,7 @@ impl<C> BulkheadCore<C> {
             clock,
             semaphore,
             publisher: EventPublisher::default(),
+            fleet: OnceLock::new(),
         }
     }
 

@@ -11,6 +11,7 @@ pub(crate) mod instance;
 pub(crate) mod instance_registry;
 pub(crate) mod interval;
 pub(crate) mod java;
+pub(crate) mod keyed;
 pub(crate) mod names;
 pub(crate) mod publisher;
 pub(crate) mod sleep;

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -18,6 +18,7 @@ use super::error::{RateLimiterError, RequestNotPermitted};
 use super::events::{RateLimiterEvent, RateLimiterEventType};
 use super::metrics::RateLimiterMetrics;
 use super::params_cell::{ParamsCell, Published};
+use super::shared::SharedLimit;
 use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
 use crate::events::SubscriptionId;
@@ -57,10 +58,10 @@ use crate::sleep::Sleep;
 /// ```
 #[derive(Clone)]
 pub struct RateLimiter {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     name: Arc<str>,
     /// The name as a rejection carries it (inline when short: no reference count).
     reject_name: crate::names::Name,
@@ -72,12 +73,14 @@ struct Inner {
     start: u64,
     cell: Cell,
     /// What a permission reads of the config in force (no reference count, no lock).
-    params: ParamsCell,
+    pub(super) params: ParamsCell,
     current: ArcSwap<Current>,
     waiting: AtomicU32,
     publisher: EventPublisher<RateLimiterEvent>,
     /// Serialises config changes (the hot path never takes it).
     changing: Mutex<()>,
+    /// The store deciding the permissions of every process (issue #29), if any.
+    pub(super) shared: OnceLock<Arc<dyn SharedLimit>>,
 }
 
 /// The config in force and the numbers the arithmetic reads from it.
@@ -145,6 +148,7 @@ impl RateLimiter {
                 waiting: AtomicU32::new(0),
                 publisher: EventPublisher::default(),
                 changing: Mutex::new(()),
+                shared: OnceLock::new(),
             }),
         }
     }
@@ -172,7 +176,7 @@ impl RateLimiter {
     /// Nanoseconds since creation, by the limiter's clock: its exact reading, or its cached
     /// one (see [`COARSE_CLOCK_FROM`]).
     #[inline]
-    fn now(&self, coarse: bool) -> i64 {
+    pub(super) fn now(&self, coarse: bool) -> i64 {
         let nanos = match (&self.inner.system, coarse) {
             (Some(system), true) => system.recent_nanos(),
             (Some(system), false) => system.now_nanos(),
@@ -215,6 +219,9 @@ impl RateLimiter {
     /// `acquirePermission` / `reservePermission`): `(wait ns, reserved, now)`.
     #[inline]
     fn decide(&self, permits: u32, timeout: Option<i64>) -> (i64, bool, i64, bool) {
+        if let Some(store) = self.inner.shared.get() {
+            return self.decide_shared(store.as_ref(), permits, timeout);
+        }
         let permits = i64::from(permits);
         let ((wait, reserved), now, current) = self.update(|s, p, now| {
             let (next, wait, reserved) =
@@ -277,6 +284,9 @@ impl RateLimiter {
     /// later cycles stay. In exact Resilience4j mode it computes as Resilience4j does (see
     /// the module docs).
     pub fn drain_permissions(&self) {
+        if let Some(store) = self.inner.shared.get() {
+            store.drain(self);
+        }
         let exact = self.inner.params.load().exact;
         let (drained, _, _) = self.update(|s, p, now| {
             if exact {

@@ -55,6 +55,7 @@ mod limiter;
 mod metrics;
 mod params_cell;
 mod registry;
+mod shared;
 
 pub use crate::instance_registry::RegistryEntryEvent;
 pub use call::RateLimiterCall;
@@ -67,3 +68,4 @@ pub use events::{RateLimiterEvent, RateLimiterEventType};
 pub use limiter::{AcquirePermission, RateLimiter};
 pub use metrics::RateLimiterMetrics;
 pub use registry::RateLimiterRegistry;
+pub use shared::SharedLimit;

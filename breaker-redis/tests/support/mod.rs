@@ -8,6 +8,7 @@ use std::net::TcpListener;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 pub mod child;
+pub mod fleet_child;
 pub mod proxy;
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -151,19 +152,25 @@ pub struct ReplicaSpec<'a> {
 
 impl Replica {
     pub fn spawn(spec: &ReplicaSpec<'_>) -> Replica {
+        Replica::spawn_test(
+            "replica_process",
+            &[
+                ("BREAKER_REDIS_REPLICA", "1".into()),
+                ("REPLICA_URL", spec.url.into()),
+                ("REPLICA_NAME", spec.name.into()),
+                ("REPLICA_WAIT_MS", spec.wait_ms.to_string()),
+                ("REPLICA_LEASE_MS", spec.lease_ms.to_string()),
+                ("REPLICA_TIMEOUT_MS", spec.timeout_ms.to_string()),
+            ],
+        )
+    }
+
+    /// This test binary run again as the test `test` alone, with `env`: a replica process
+    /// answering lines prefixed `@@ ` (see [`child`] and [`fleet_child`]).
+    pub fn spawn_test(test: &str, env: &[(&str, String)]) -> Replica {
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "replica_process",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("BREAKER_REDIS_REPLICA", "1")
-            .env("REPLICA_URL", spec.url)
-            .env("REPLICA_NAME", spec.name)
-            .env("REPLICA_WAIT_MS", spec.wait_ms.to_string())
-            .env("REPLICA_LEASE_MS", spec.lease_ms.to_string())
-            .env("REPLICA_TIMEOUT_MS", spec.timeout_ms.to_string())
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
