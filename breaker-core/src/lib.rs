@@ -103,6 +103,7 @@ mod call;
 mod classify;
 mod clock;
 mod config;
+pub mod deadline;
 mod error;
 mod error_chain;
 mod events;

@@ -81,6 +81,8 @@ pub struct RetryConfig {
     pub(crate) random: Arc<dyn RandomSource>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) exact_resilience4j: bool,
+    /// breaker's own budget settings (off by default).
+    pub(crate) budgets: super::budget::RetryBudgets,
 }
 
 impl Default for RetryConfig {
@@ -104,6 +106,7 @@ impl Default for RetryConfig {
             random: Arc::new(ThreadRandom),
             clock: SystemClock::shared(),
             exact_resilience4j: false,
+            budgets: super::budget::RetryBudgets::default(),
         }
     }
 }
@@ -199,6 +202,12 @@ impl RetryConfig {
     /// [module docs](crate::retry#where-this-differs-from-resilience4j-on-purpose)).
     pub fn exact_resilience4j(&self) -> bool {
         self.exact_resilience4j
+    }
+
+    /// breaker's own budget settings (deadline attempt time, nested retries, retry budget);
+    /// the default sets none (see [`RetryBudgets`](super::RetryBudgets)).
+    pub fn budgets(&self) -> &super::budget::RetryBudgets {
+        &self.budgets
     }
 
     /// Resilience4j's exception predicate: `(retryExceptions OR retryOnException, or every
@@ -308,6 +317,7 @@ pub struct RetryConfigBuilder {
     clock: Arc<dyn Clock>,
     exact_resilience4j: bool,
     interval_bi_function: Option<IntervalBiFunction>,
+    budgets: super::budget::RetryBudgets,
 }
 
 impl RetryConfigBuilder {
@@ -327,6 +337,7 @@ impl RetryConfigBuilder {
             clock: c.clock.clone(),
             exact_resilience4j: c.exact_resilience4j,
             interval_bi_function: None,
+            budgets: c.budgets,
         }
     }
 
@@ -561,6 +572,14 @@ impl RetryConfigBuilder {
         self
     }
 
+    /// breaker's own budget settings (not Resilience4j's; see [`RetryBudgets`](super::RetryBudgets)):
+    /// the time per attempt a deadline is judged by, nested retries, a retry budget.
+    /// Ignored in exact-Resilience4j mode.
+    pub fn budgets(mut self, budgets: super::budget::RetryBudgets) -> Self {
+        self.budgets = budgets;
+        self
+    }
+
     /// Validates every setting as Resilience4j's builder and interval factories do.
     ///
     /// # Errors
@@ -582,6 +601,16 @@ impl RetryConfigBuilder {
             ));
         }
         ConfigError::check_java_int("maxAttempts", self.max_attempts, "at most 2147483647")?;
+        if let Some(budget) = &self.budgets.budget {
+            budget.validate().map_err(|message| {
+                ConfigError::new(
+                    "budget",
+                    format!("{budget:?}"),
+                    "ratio 0.0..=1.0, window 1s..=1h",
+                    message,
+                )
+            })?;
+        }
         let interval = match self.interval_bi_function {
             Some(f) => RetryInterval::BiFunction(f),
             None => validate_wait(self.wait, self.exact_resilience4j)?,
@@ -600,6 +629,7 @@ impl RetryConfigBuilder {
             random: self.random,
             clock: self.clock,
             exact_resilience4j: self.exact_resilience4j,
+            budgets: self.budgets,
         })
     }
 }

@@ -10,12 +10,14 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
+use super::budget::{BudgetCounters, BudgetWindow, RetryBudgetMetrics};
 use super::config::RetryConfig;
 use super::context::{Context, Next};
 use super::error::RetryError;
 use super::events::RetryEvent;
 use super::first_attempt::FirstAttempt;
 use super::metrics::{Counters, RetryMetrics};
+use crate::deadline::{self, RetryCall, Scoped};
 use crate::events::SubscriptionId;
 use crate::instance_registry::RegistryInstance;
 use crate::publisher::EventPublisher;
@@ -25,6 +27,9 @@ pub(crate) struct RetryShared {
     pub(crate) name: Arc<str>,
     pub(crate) counters: Counters,
     pub(crate) events: EventPublisher<RetryEvent>,
+    /// The retry budget's calls and retries (used only with `budget.*` set).
+    pub(crate) budget: BudgetWindow,
+    pub(crate) budget_counters: BudgetCounters,
 }
 
 struct Inner {
@@ -33,13 +38,22 @@ struct Inner {
     /// The config in force has no `retryOnResult`: a first attempt that returns `Ok` ends
     /// the call, and the call needs no config at all.
     plain_results: AtomicBool,
+    /// The config in force sets breaker's budget settings (outside exact mode): every call
+    /// enters the scope (see `Retry::enter`).
+    budgeted: AtomicBool,
+}
+
+fn is_budgeted(config: &RetryConfig) -> bool {
+    config.budgets.is_set() && !config.exact_resilience4j
 }
 
 impl Inner {
     fn set_config(&self, config: Arc<RetryConfig>) {
         let plain = config.retry_on_result.is_none();
+        let budgeted = is_budgeted(&config);
         self.config.store(config);
         self.plain_results.store(plain, Ordering::Release);
+        self.budgeted.store(budgeted, Ordering::Release);
     }
 }
 
@@ -91,8 +105,11 @@ impl Retry {
                     name,
                     counters: Counters::default(),
                     events: EventPublisher::default(),
+                    budget: BudgetWindow::default(),
+                    budget_counters: BudgetCounters::default(),
                 },
                 plain_results: AtomicBool::new(config.retry_on_result.is_none()),
+                budgeted: AtomicBool::new(is_budgeted(&config)),
                 config: ArcSwap::new(config),
             }),
         }
@@ -118,6 +135,45 @@ impl Retry {
     /// The counters (`getMetrics()`).
     pub fn metrics(&self) -> RetryMetrics {
         self.inner.shared.counters.snapshot()
+    }
+
+    /// The counters of breaker's budget settings (deadline stops, retry budget, nested
+    /// retries suppressed); all zero while none is set.
+    pub fn budget_metrics(&self) -> RetryBudgetMetrics {
+        self.inner.shared.budget_counters.snapshot()
+    }
+
+    /// The call's place in the scope: `None` (nothing to do) unless the config sets budget
+    /// settings or a scope (a deadline, another retry's attempt) is around the call. One
+    /// atomic load and one thread-local read otherwise.
+    #[inline]
+    fn enter(&self) -> Option<RetryCall> {
+        if self.inner.budgeted.load(Ordering::Relaxed) || deadline::active() {
+            self.enter_scope()
+        } else {
+            None
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enter_scope(&self) -> Option<RetryCall> {
+        let config = self.inner.config.load();
+        if config.exact_resilience4j {
+            return None;
+        }
+        let budgets = &config.budgets;
+        if let Some(budget) = &budgets.budget {
+            self.inner
+                .shared
+                .budget
+                .deposit(config.clock.now_nanos(), budget);
+        }
+        Some(deadline::enter_retry(
+            &self.inner.shared.name,
+            config.max_attempts,
+            budgets.nested_retries.unwrap_or_default(),
+        ))
     }
 
     /// Calls `f` for every event, synchronously, on the task that makes the call
@@ -171,8 +227,11 @@ impl Retry {
         T: Any,
         E: Any + fmt::Display,
     {
+        let call = self.enter();
+        let frame = call.as_ref().map(|c| Arc::clone(&c.frame));
+        let mut attempt = attempt;
         FirstAttempt::new(
-            attempt,
+            move || Scoped::new(frame.clone(), attempt()),
             move |outcome: Result<T, E>| {
                 if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
                     // Success without retry: one attempt, no event (see `Counters`).
@@ -186,7 +245,7 @@ impl Retry {
                     Err(outcome)
                 }
             },
-            move |attempt, outcome| self.after_first(attempt, outcome),
+            move |attempt, outcome| self.after_first(attempt, outcome, call),
         )
     }
 
@@ -197,6 +256,7 @@ impl Retry {
         &self,
         attempt: F,
         outcome: Result<T, E>,
+        call: Option<RetryCall>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut() -> Fut,
@@ -209,6 +269,7 @@ impl Retry {
             |e: &E| e as &dyn Any,
             attempt,
             outcome,
+            call,
         )
         .await
     }
@@ -234,8 +295,11 @@ impl Retry {
         Fut: Future<Output = Result<T, E>>,
         E: Any + fmt::Display,
     {
+        let call = self.enter();
+        let frame = call.as_ref().map(|c| Arc::clone(&c.frame));
+        let mut attempt = move || Scoped::new(frame.clone(), attempt());
         let outcome = attempt().await;
-        self.run_from(value, cause, attempt, outcome).await
+        self.run_from(value, cause, attempt, outcome, call).await
     }
 
     /// The attempt loop from the first attempt's `outcome` on: the config is read once,
@@ -246,6 +310,7 @@ impl Retry {
         cause: fn(&E) -> &dyn Any,
         mut attempt: F,
         mut outcome: Result<T, E>,
+        call: Option<RetryCall>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut() -> Fut,
@@ -253,7 +318,7 @@ impl Retry {
         E: Any + fmt::Display,
     {
         let config = self.inner.config.load_full();
-        let mut context = Context::new(&self.inner.shared, &config, cause);
+        let mut context = Context::new(&self.inner.shared, &config, cause, call.as_ref());
         loop {
             match context.after(outcome, value) {
                 Next::Done(result) => return result,

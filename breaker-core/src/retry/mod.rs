@@ -81,6 +81,7 @@
 //! waits on its own clock), a supplier that throws synchronously on a re-attempt (a closure
 //! returns a future), `null` results of void methods.
 
+mod budget;
 mod config;
 mod context;
 mod error;
@@ -90,6 +91,7 @@ mod instance;
 mod metrics;
 mod registry;
 
+pub use budget::{NestedRetries, RetryBudgetConfig, RetryBudgetMetrics, RetryBudgets};
 pub use config::{
     defaults, AttemptOutcome, IntervalBiFunction, RetryConfig, RetryConfigBuilder,
     RetryWaitProperties,
