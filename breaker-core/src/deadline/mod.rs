@@ -51,7 +51,9 @@ use crate::clock::{Clock, SystemClock};
 pub use nesting::NestedRetries;
 pub use scope::Scoped;
 
-pub(crate) use nesting::{enter_retry, RetryCall};
+pub(crate) use nesting::{
+    enter_retry, watch as watch_nesting, watched as nesting_watched, RetryCall,
+};
 pub(crate) use scope::{active, with_frame, Frame};
 
 /// A point in time on a [`Clock`] by which a call tree must have finished.

@@ -3,6 +3,7 @@
 //! outermost` (on the inner retry or any retry around it), the inner retry makes one attempt.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::scope::{current_frame, Frame, RetryMark};
@@ -41,9 +42,31 @@ pub(crate) struct RetryCall {
 
 static WARNED: Mutex<Option<HashSet<(String, String)>>> = Mutex::new(None);
 
-/// Enters a call of the retry `name`: reads the scope around it, warns the first time it
-/// is seen inside another retry (per pair), and makes the frame its attempts run in.
-pub(crate) fn enter_retry(name: &str, max_attempts: u32, setting: NestedRetries) -> RetryCall {
+/// Set once any retry config in the process sets `nested-retries`: from then on every
+/// retry marks its attempts, so that a setting on an inner retry sees the plain retries
+/// around it.
+static WATCHED: AtomicBool = AtomicBool::new(false);
+
+/// Every retry marks its attempts from now on (see [`watched`]).
+pub(crate) fn watch() {
+    WATCHED.store(true, Ordering::Relaxed);
+}
+
+/// Whether a retry config set `nested-retries` in this process.
+#[inline]
+pub(crate) fn watched() -> bool {
+    WATCHED.load(Ordering::Relaxed)
+}
+
+/// Enters a call of the retry `name`: reads the scope around it, warns (with `warn`) the
+/// first time it is seen inside another retry (per pair), and makes the frame its attempts
+/// run in.
+pub(crate) fn enter_retry(
+    name: &str,
+    max_attempts: u32,
+    setting: NestedRetries,
+    warn: bool,
+) -> RetryCall {
     let outer = current_frame();
     let outer = outer.as_deref();
     let own_outermost = setting == NestedRetries::Outermost;
@@ -52,7 +75,9 @@ pub(crate) fn enter_retry(name: &str, max_attempts: u32, setting: NestedRetries)
             let worst = around
                 .worst_case_calls
                 .saturating_mul(u64::from(max_attempts));
-            warn_once(&around.chain, name, worst);
+            if warn {
+                warn_once(&around.chain, name, worst);
+            }
             let outermost = around.outermost_only || own_outermost;
             (
                 RetryMark {

@@ -70,8 +70,10 @@ pub struct RetryBudgets {
     /// the wait alone (the attempt must start before the deadline).
     pub attempt_timeout: Option<Duration>,
     /// Inside another retry's attempt (`nested-retries`); `None` is
-    /// [`NestedRetries::All`], but a retry with `Some(_)` also marks its attempts, so that
-    /// nesting under it is detected without a deadline in scope.
+    /// [`NestedRetries::All`]. Nesting is detected inside a deadline scope, and everywhere
+    /// once any retry config of the process sets `Some(_)` (every retry then marks its
+    /// attempts: one more atomic load per call); the first time a pair is seen, a warning
+    /// names both retries and the worst-case number of calls.
     pub nested_retries: Option<NestedRetries>,
     /// A retry budget (`budget.*`), `None` for none.
     pub budget: Option<RetryBudgetConfig>,

@@ -44,6 +44,9 @@ struct Inner {
 }
 
 fn is_budgeted(config: &RetryConfig) -> bool {
+    if config.budgets.nested_retries.is_some() && !config.exact_resilience4j {
+        deadline::watch_nesting();
+    }
     config.budgets.is_set() && !config.exact_resilience4j
 }
 
@@ -146,10 +149,17 @@ impl Retry {
     /// The call's place in the scope: `None` (nothing to do) unless the config sets budget
     /// settings or a scope (a deadline, another retry's attempt) is around the call. One
     /// atomic load and one thread-local read otherwise.
+    /// `first`: the call starts (counted in the retry budget, nesting warned about); else
+    /// the same place read again, without side effects, once the first attempt has ended.
+    /// Read while the call is polled (inside its caller's scope), never when the call's
+    /// future is made.
     #[inline]
-    fn enter(&self) -> Option<RetryCall> {
-        if self.inner.budgeted.load(Ordering::Relaxed) || deadline::active() {
-            self.enter_scope()
+    fn enter(&self, first: bool) -> Option<RetryCall> {
+        if self.inner.budgeted.load(Ordering::Relaxed)
+            || deadline::nesting_watched()
+            || deadline::active()
+        {
+            self.enter_scope(first)
         } else {
             None
         }
@@ -157,13 +167,13 @@ impl Retry {
 
     #[cold]
     #[inline(never)]
-    fn enter_scope(&self) -> Option<RetryCall> {
+    fn enter_scope(&self, first: bool) -> Option<RetryCall> {
         let config = self.inner.config.load();
         if config.exact_resilience4j {
             return None;
         }
         let budgets = &config.budgets;
-        if let Some(budget) = &budgets.budget {
+        if let (true, Some(budget)) = (first, &budgets.budget) {
             self.inner
                 .shared
                 .budget
@@ -173,6 +183,7 @@ impl Retry {
             &self.inner.shared.name,
             config.max_attempts,
             budgets.nested_retries.unwrap_or_default(),
+            first,
         ))
     }
 
@@ -227,11 +238,15 @@ impl Retry {
         T: Any,
         E: Any + fmt::Display,
     {
-        let call = self.enter();
-        let frame = call.as_ref().map(|c| Arc::clone(&c.frame));
         let mut attempt = attempt;
+        // The scope is read at the first attempt (the future may be made outside the scope
+        // it is polled in).
+        let mut frame: Option<Option<Arc<deadline::Frame>>> = None;
         FirstAttempt::new(
-            move || Scoped::new(frame.clone(), attempt()),
+            move || {
+                let frame = frame.get_or_insert_with(|| self.enter(true).map(|c| c.frame));
+                Scoped::new(frame.clone(), attempt())
+            },
             move |outcome: Result<T, E>| {
                 if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
                     // Success without retry: one attempt, no event (see `Counters`).
@@ -245,7 +260,7 @@ impl Retry {
                     Err(outcome)
                 }
             },
-            move |attempt, outcome| self.after_first(attempt, outcome, call),
+            move |attempt, outcome| self.after_first(attempt, outcome),
         )
     }
 
@@ -256,7 +271,6 @@ impl Retry {
         &self,
         attempt: F,
         outcome: Result<T, E>,
-        call: Option<RetryCall>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut() -> Fut,
@@ -269,7 +283,7 @@ impl Retry {
             |e: &E| e as &dyn Any,
             attempt,
             outcome,
-            call,
+            self.enter(false),
         )
         .await
     }
@@ -295,7 +309,7 @@ impl Retry {
         Fut: Future<Output = Result<T, E>>,
         E: Any + fmt::Display,
     {
-        let call = self.enter();
+        let call = self.enter(true);
         let frame = call.as_ref().map(|c| Arc::clone(&c.frame));
         let mut attempt = move || Scoped::new(frame.clone(), attempt());
         let outcome = attempt().await;
