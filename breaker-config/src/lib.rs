@@ -47,6 +47,7 @@
 #![warn(missing_docs)]
 
 mod bind;
+mod budgets;
 mod catalog;
 mod convert;
 mod duration;
@@ -80,6 +81,7 @@ mod validate;
 mod watch;
 mod yaml;
 
+pub use budgets::BudgetsConfig;
 pub use catalog::{ExceptionList, UnclaimedName};
 pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
