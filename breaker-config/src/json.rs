@@ -218,6 +218,9 @@ pub fn report(loaded: &Loaded) -> Value {
         if loaded.shared_store != crate::SharedStoreConfig::default() {
             m.insert("sharedState".into(), loaded.shared_store.report());
         }
+        if !loaded.budgets.is_empty() {
+            m.insert("budgets".into(), loaded.budgets.report());
+        }
     }
     out
 }

@@ -47,6 +47,7 @@
 #![warn(missing_docs)]
 
 mod bind;
+mod budgets;
 mod catalog;
 mod circuit_breaker_schema;
 mod config_files;
@@ -83,6 +84,7 @@ mod validate;
 mod watch;
 mod yaml;
 
+pub use budgets::BudgetsConfig;
 pub use catalog::{ExceptionList, UnclaimedName};
 pub use config_files::{ConfigFile, ConfigFiles, FileReason};
 pub use error::{ConfigError, LoadError, Warning};

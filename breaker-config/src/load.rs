@@ -71,6 +71,11 @@ pub struct Loaded {
     pub shared_store: crate::SharedStoreConfig,
     /// `breaker.*` values that are not valid (part of [`errors`](Self::errors)).
     pub shared_store_errors: Vec<crate::ConfigError>,
+    /// breaker's own budget keys: `breaker.deadline.*`, and the `breaker.retry.instances.*`
+    /// deadline, nesting and retry-budget settings (issue #27).
+    pub budgets: crate::BudgetsConfig,
+    /// Budget values that are not valid (part of [`errors`](Self::errors)).
+    pub budgets_errors: Vec<crate::ConfigError>,
 }
 
 impl Loaded {
@@ -81,6 +86,7 @@ impl Loaded {
         out.extend(self.modules.all_errors());
         out.extend(self.management_errors.iter());
         out.extend(self.shared_store_errors.iter());
+        out.extend(self.budgets_errors.iter());
         out
     }
 }
@@ -280,6 +286,7 @@ impl Loader {
             crate::management::read(&refs, &resolver, &mut warnings);
         let (shared_store, shared_store_errors) =
             crate::shared_store::read(&refs, &resolver, &mut warnings);
+        let (budgets, budgets_errors) = crate::budgets::read(&refs, &resolver);
         if shared.is_some() {
             // A setting bound under two spellings of a name is warned about once.
             let mut seen = std::collections::HashSet::new();
@@ -294,6 +301,8 @@ impl Loader {
             management_errors,
             shared_store,
             shared_store_errors,
+            budgets,
+            budgets_errors,
         })
     }
 }

@@ -204,7 +204,7 @@ pub(crate) fn read(
             true
         } else {
             n.len() == 3 && n[1].is("redis") && REDIS_KEYS.iter().any(|k| n[2].is(k))
-        };
+        } || crate::budgets::is_budget_key(p);
         // An environment variable under BREAKER_ that is no setting (BREAKER_CONFIG names the
         // file to load) is someone else's: only what the files or arguments write is warned.
         if !known && !p.key_origin.file.starts_with("environment ") {

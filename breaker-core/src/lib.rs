@@ -116,6 +116,7 @@
 
 pub mod bulkhead;
 mod circuitbreaker;
+pub mod deadline;
 mod kernel;
 pub mod ratelimiter;
 pub mod retry;

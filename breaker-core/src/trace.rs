@@ -351,6 +351,12 @@ impl TracedEvent for RetryEvent {
                 name,
                 "calls that failed after their last attempt",
             ),
+            RetryEventType::DeadlineExceeded | RetryEventType::BudgetExhausted => tracing::debug!(
+                target: "breaker::retry",
+                name,
+                attempt = self.number_of_retry_attempts,
+                "{self}"
+            ),
             RetryEventType::Success | RetryEventType::IgnoredError => {}
         }
     }

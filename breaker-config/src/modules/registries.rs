@@ -137,19 +137,22 @@ pub fn module_core_configs_with_clock(
     if !unclaimed.is_empty() {
         return Err(RegistryLoadError::UnclaimedExceptionNames(unclaimed));
     }
+    let time_limiter = section(
+        &m.time_limiter,
+        "resilience4j.timelimiter",
+        |r| r.event_consumer_buffer_size.value,
+        |r| on(r.to_core_builder(), clock, TimeLimiterConfigBuilder::clock).build(),
+    )?;
+    let mut retry = section(
+        &m.retry,
+        "resilience4j.retry",
+        |r| r.event_consumer_buffer_size.value,
+        |r| on(r.to_core_builder(catalog), clock, RetryConfigBuilder::clock).build(),
+    )?;
+    apply_budgets(&loaded.budgets, &mut retry, &time_limiter)?;
     Ok(ModuleCoreConfigs {
-        retry: section(
-            &m.retry,
-            "resilience4j.retry",
-            |r| r.event_consumer_buffer_size.value,
-            |r| on(r.to_core_builder(catalog), clock, RetryConfigBuilder::clock).build(),
-        )?,
-        time_limiter: section(
-            &m.time_limiter,
-            "resilience4j.timelimiter",
-            |r| r.event_consumer_buffer_size.value,
-            |r| on(r.to_core_builder(), clock, TimeLimiterConfigBuilder::clock).build(),
-        )?,
+        retry,
+        time_limiter,
         bulkhead: section(
             &m.bulkhead,
             "resilience4j.bulkhead",
@@ -250,4 +253,44 @@ pub fn module_registries_from_loaded(
     Ok(ModuleRegistries::from_core_configs(module_core_configs(
         loaded, catalog,
     )?))
+}
+
+/// Sets the budget keys on the retry configs of `retries`: on the listed instance of each
+/// name, or on an instance made from the default config when the name is not listed. An
+/// `attempt-timeout` left out is the time limiter of the same name's `timeoutDuration`
+/// (listed instance, else none).
+///
+/// # Errors
+/// [`RegistryLoadError::Invalid`](RegistryLoadError::Invalid) when
+/// breaker-core refuses a value.
+fn apply_budgets(
+    budgets: &crate::BudgetsConfig,
+    retries: &mut CoreSection<breaker_core::retry::RetryConfig>,
+    time_limiters: &CoreSection<breaker_core::timelimiter::TimeLimiterConfig>,
+) -> Result<(), RegistryLoadError> {
+    for (name, b) in &budgets.retries {
+        let mut b = *b;
+        if b.attempt_timeout.is_none() {
+            b.attempt_timeout = time_limiters
+                .instances
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.timeout_duration());
+        }
+        let base = match retries.instances.iter().position(|(n, _)| n == name) {
+            Some(i) => retries.instances.remove(i).1,
+            None => retries.default_config.clone(),
+        };
+        let built = base.to_builder().budgets(b).build().map_err(|e| {
+            RegistryLoadError::Invalid(vec![ConfigError {
+                origin: None,
+                key: format!("breaker.retry.instances.{name}.{}", e.setting()),
+                value: Some(e.value().to_string()),
+                message: e.message().to_string(),
+                allowed: e.allowed().to_string(),
+            }])
+        })?;
+        retries.instances.push((name.clone(), built));
+    }
+    Ok(())
 }

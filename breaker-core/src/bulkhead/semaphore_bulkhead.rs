@@ -324,11 +324,17 @@ impl<'a> Future for Acquire<'a> {
         let semaphore = &bulkhead.inner.semaphore;
         match &mut this.state {
             AcquireState::Start => {
+                if crate::deadline::expired() {
+                    // breaker's deadlines: past it, the call is not made.
+                    this.state = AcquireState::Done;
+                    return Poll::Ready(Err(bulkhead.rejected()));
+                }
                 if semaphore.try_acquire() {
                     this.state = AcquireState::Done;
                     return Poll::Ready(bulkhead.confirmed());
                 }
-                let max_wait = semaphore.config().max_wait_duration();
+                // Inside a deadline, never beyond the time left.
+                let max_wait = crate::deadline::clamp(semaphore.config().max_wait_duration());
                 if max_wait.is_zero() {
                     this.state = AcquireState::Done;
                     return Poll::Ready(Err(bulkhead.rejected()));

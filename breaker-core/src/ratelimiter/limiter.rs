@@ -555,7 +555,18 @@ impl Future for AcquirePermission<'_> {
         let limiter = this.limiter;
         match &mut this.state {
             AcquireState::Start => {
-                let (wait, reserved, now, exact) = limiter.decide(this.permits, None);
+                // Inside a deadline, `timeoutDuration` never beyond the time left; past it,
+                // refused at once (breaker's deadlines).
+                let left = crate::deadline::remaining();
+                let cap = left.map(|left| {
+                    let timeout = limiter.inner.params.load().params.timeout;
+                    timeout.min(left.as_nanos().min(i64::MAX as u128) as i64)
+                });
+                if left.is_some_and(|left| left.is_zero()) {
+                    this.state = AcquireState::Done;
+                    return Poll::Ready(limiter.finish(false, this.permits));
+                }
+                let (wait, reserved, now, exact) = limiter.decide(this.permits, cap);
                 let pause = if reserved {
                     wait
                 } else if exact {

@@ -76,6 +76,8 @@ pub struct RetryConfig {
     pub(crate) random: Arc<dyn RandomSource>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) exact_resilience4j: bool,
+    /// breaker's own budget settings (off by default).
+    pub(crate) budgets: super::budget::RetryBudgets,
 }
 
 impl Default for RetryConfig {
@@ -99,6 +101,7 @@ impl Default for RetryConfig {
             random: Arc::new(ThreadRandom),
             clock: SystemClock::shared(),
             exact_resilience4j: false,
+            budgets: super::budget::RetryBudgets::default(),
         }
     }
 }
@@ -182,6 +185,12 @@ impl RetryConfig {
     /// [module docs](crate::retry#where-this-differs-from-resilience4j-on-purpose)).
     pub fn exact_resilience4j(&self) -> bool {
         self.exact_resilience4j
+    }
+
+    /// breaker's own budget settings (deadline attempt time, nested retries, retry budget);
+    /// the default sets none (see [`RetryBudgets`](super::RetryBudgets)).
+    pub fn budgets(&self) -> &super::budget::RetryBudgets {
+        &self.budgets
     }
 
     /// Resilience4j's exception predicate: `(retryExceptions OR retryOnException, or every

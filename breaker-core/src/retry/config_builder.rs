@@ -69,6 +69,7 @@ pub struct RetryConfigBuilder {
     clock: Arc<dyn Clock>,
     exact_resilience4j: bool,
     interval_bi_function: Option<IntervalBiFunction>,
+    budgets: super::budget::RetryBudgets,
 }
 
 impl RetryConfigBuilder {
@@ -88,6 +89,7 @@ impl RetryConfigBuilder {
             clock: c.clock.clone(),
             exact_resilience4j: c.exact_resilience4j,
             interval_bi_function: None,
+            budgets: c.budgets,
         }
     }
 
@@ -322,6 +324,14 @@ impl RetryConfigBuilder {
         self
     }
 
+    /// breaker's own budget settings (not Resilience4j's; see [`RetryBudgets`](super::RetryBudgets)):
+    /// the time per attempt a deadline is judged by, nested retries, a retry budget.
+    /// Ignored in exact-Resilience4j mode.
+    pub fn budgets(mut self, budgets: super::budget::RetryBudgets) -> Self {
+        self.budgets = budgets;
+        self
+    }
+
     /// Validates every setting as Resilience4j's builder and interval factories do.
     ///
     /// # Errors
@@ -343,6 +353,16 @@ impl RetryConfigBuilder {
             ));
         }
         ConfigError::check_java_int("maxAttempts", self.max_attempts, "at most 2147483647")?;
+        if let Some(budget) = &self.budgets.budget {
+            budget.validate().map_err(|message| {
+                ConfigError::new(
+                    "budget",
+                    format!("{budget:?}"),
+                    "ratio 0.0..=1.0, window 1s..=1h",
+                    message,
+                )
+            })?;
+        }
         let interval = match self.interval_bi_function {
             Some(f) => RetryInterval::BiFunction(f),
             None => validate_wait(self.wait, self.exact_resilience4j)?,
@@ -361,6 +381,7 @@ impl RetryConfigBuilder {
             random: self.random,
             clock: self.clock,
             exact_resilience4j: self.exact_resilience4j,
+            budgets: self.budgets,
         })
     }
 }

@@ -17,6 +17,7 @@ use super::error::{results_exhausted_marker, MaxRetriesExceeded, RetryError, Wai
 use super::events::{RetryEvent, RetryEventType};
 use super::instance::RetryShared;
 use super::metrics::Counters;
+use crate::deadline::{Deadline, RetryCall};
 
 /// What the call does after an attempt.
 pub(crate) enum Next<T, E> {
@@ -36,6 +37,10 @@ pub(crate) struct Context<'a, E> {
     last_error: Option<RetryError<E>>,
     /// What the exception settings and the interval function see of an error.
     cause: fn(&E) -> &dyn Any,
+    /// The deadline in scope when the call started (breaker's budgets).
+    deadline: Option<Deadline>,
+    /// Inside another retry with `nested-retries: outermost`: no retries.
+    suppress: bool,
 }
 
 /// What an event reports as its last throwable.
@@ -50,6 +55,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         shared: &'a RetryShared,
         config: &'a RetryConfig,
         cause: fn(&E) -> &dyn Any,
+        call: Option<&RetryCall>,
     ) -> Self {
         Context {
             shared,
@@ -57,7 +63,51 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
             attempts: 0,
             last_error: None,
             cause,
+            deadline: call.and_then(|c| c.frame.deadline.clone()),
+            suppress: call.is_some_and(|c| c.suppress),
         }
+    }
+
+    /// Whether `attempts` failed attempts end the call: `maxAttempts` reached, or retries
+    /// suppressed inside an outer retry (counted).
+    fn out_of_attempts(&self, attempts: u32) -> bool {
+        if attempts >= self.config.max_attempts {
+            return true;
+        }
+        if self.suppress {
+            Counters::bump(&self.shared.budget_counters.suppressed);
+            return true;
+        }
+        false
+    }
+
+    /// breaker's budgets, before a retry that waits `wait_ms`: the event kind that stops
+    /// the call instead (counted, and counted as failed with retry), or `None` to retry.
+    fn stopped_by_budget(&self, wait_ms: u64) -> Option<RetryEventType> {
+        let counters = &self.shared.budget_counters;
+        if let Some(deadline) = &self.deadline {
+            let left = deadline.remaining();
+            let wait = Duration::from_millis(wait_ms);
+            let attempt = self.config.budgets.attempt_timeout.unwrap_or_default();
+            if wait >= left || wait + attempt > left {
+                Counters::bump(&counters.deadline_exceeded);
+                Counters::bump(&self.shared.counters.failed_with_retry);
+                return Some(RetryEventType::DeadlineExceeded);
+            }
+        }
+        if let Some(budget) = &self.config.budgets.budget {
+            if !self.config.exact_resilience4j
+                && !self
+                    .shared
+                    .budget
+                    .try_withdraw(self.config.clock.now_nanos(), budget)
+            {
+                Counters::bump(&counters.budget_exhausted);
+                Counters::bump(&self.shared.counters.failed_with_retry);
+                return Some(RetryEventType::BudgetExhausted);
+            }
+        }
+        None
     }
 
     /// The error as the exception settings and the interval function see it.
@@ -100,7 +150,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         }
         self.attempts += 1;
         let attempts = self.attempts;
-        if attempts >= self.config.max_attempts {
+        if self.out_of_attempts(attempts) {
             Counters::bump(&counters.failed_with_retry);
             self.publish(RetryEventType::Error, attempts, Last::Error(&error), None);
             return Next::Done(Err(error));
@@ -126,6 +176,10 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
             self.publish(RetryEventType::Error, attempts, Last::Error(&error), None);
             return Next::Done(Err(error));
         }
+        if let Some(stop) = self.stopped_by_budget(wait as u64) {
+            self.publish(stop, attempts, Last::Error(&error), None);
+            return Next::Done(Err(error));
+        }
         self.publish(
             RetryEventType::Retry,
             attempts,
@@ -146,7 +200,7 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         Counters::bump(&counters.total);
         self.attempts += 1;
         let attempts = self.attempts;
-        if attempts >= self.config.max_attempts {
+        if self.out_of_attempts(attempts) {
             return Next::Done(self.exhausted(value));
         }
         self.config.consume_result(attempts, cause(&value));
@@ -157,6 +211,11 @@ impl<'a, E: Any + fmt::Display> Context<'a, E> {
         if wait < 0 {
             // A negative interval stops retrying: the results count as exhausted.
             return Next::Done(self.exhausted(value));
+        }
+        if let Some(stop) = self.stopped_by_budget(wait as u64) {
+            // As when the results run out, with the budget's own event.
+            self.publish(stop, attempts, Last::Marker, None);
+            return Next::Done(Ok(value));
         }
         self.publish(RetryEventType::Retry, attempts, Last::None, Some(wait));
         Next::Wait(wait as u64)

@@ -22,6 +22,14 @@ pub enum RetryEventType {
     Success,
     /// `IGNORED_ERROR`: an error that is not retried ended the call.
     IgnoredError,
+    /// `DEADLINE_EXCEEDED` (breaker's own, not Resilience4j's): the call stopped retrying
+    /// because the next wait and attempt would not finish before the deadline in scope
+    /// (see [`deadline`](crate::deadline)); it fails with the last attempt's error.
+    DeadlineExceeded,
+    /// `BUDGET_EXHAUSTED` (breaker's own): the retry budget had no retry left
+    /// ([`RetryBudgetConfig`](crate::retry::RetryBudgetConfig)); the call fails with the
+    /// last attempt's error.
+    BudgetExhausted,
 }
 
 impl RetryEventType {
@@ -32,6 +40,8 @@ impl RetryEventType {
             RetryEventType::Error => "ERROR",
             RetryEventType::Success => "SUCCESS",
             RetryEventType::IgnoredError => "IGNORED_ERROR",
+            RetryEventType::DeadlineExceeded => "DEADLINE_EXCEEDED",
+            RetryEventType::BudgetExhausted => "BUDGET_EXHAUSTED",
         }
     }
 }
@@ -115,6 +125,14 @@ impl fmt::Display for RetryEvent {
             RetryEventType::IgnoredError => write!(
                 f,
                 "Retry '{n}' recorded an error which has been ignored: '{last}'."
+            ),
+            RetryEventType::DeadlineExceeded => write!(
+                f,
+                "Retry '{n}' stopped before the deadline. Number of retry attempts: '{attempts}'. Last exception was: '{last}'."
+            ),
+            RetryEventType::BudgetExhausted => write!(
+                f,
+                "Retry '{n}' skipped a retry: its retry budget is spent. Number of retry attempts: '{attempts}'. Last exception was: '{last}'."
             ),
         }
     }

@@ -10,12 +10,14 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
+use super::budget::{BudgetCounters, BudgetWindow, RetryBudgetMetrics};
 use super::config::RetryConfig;
 use super::context::{Context, Next};
 use super::error::RetryError;
 use super::events::RetryEvent;
 use super::first_attempt::FirstAttempt;
 use super::metrics::{Counters, RetryMetrics};
+use crate::deadline::{self, RetryCall, Scoped};
 use crate::events::SubscriptionId;
 use crate::instance_registry::RegistryInstance;
 use crate::publisher::EventPublisher;
@@ -25,6 +27,9 @@ pub(crate) struct RetryShared {
     pub(crate) name: Arc<str>,
     pub(crate) counters: Counters,
     pub(crate) events: EventPublisher<RetryEvent>,
+    /// The retry budget's calls and retries (used only with `budget.*` set).
+    pub(crate) budget: BudgetWindow,
+    pub(crate) budget_counters: BudgetCounters,
 }
 
 struct Inner {
@@ -33,13 +38,25 @@ struct Inner {
     /// The config in force has no `retryOnResult`: a first attempt that returns `Ok` ends
     /// the call, and the call needs no config at all.
     plain_results: AtomicBool,
+    /// The config in force sets breaker's budget settings (outside exact mode): every call
+    /// enters the scope (see `Retry::enter`).
+    budgeted: AtomicBool,
+}
+
+fn is_budgeted(config: &RetryConfig) -> bool {
+    if config.budgets.nested_retries.is_some() && !config.exact_resilience4j {
+        deadline::watch_nesting();
+    }
+    config.budgets.is_set() && !config.exact_resilience4j
 }
 
 impl Inner {
     fn set_config(&self, config: Arc<RetryConfig>) {
         let plain = config.retry_on_result.is_none();
+        let budgeted = is_budgeted(&config);
         self.config.store(config);
         self.plain_results.store(plain, Ordering::Release);
+        self.budgeted.store(budgeted, Ordering::Release);
     }
 }
 
@@ -91,8 +108,11 @@ impl Retry {
                     name,
                     counters: Counters::default(),
                     events: EventPublisher::default(),
+                    budget: BudgetWindow::default(),
+                    budget_counters: BudgetCounters::default(),
                 },
                 plain_results: AtomicBool::new(config.retry_on_result.is_none()),
+                budgeted: AtomicBool::new(is_budgeted(&config)),
                 config: ArcSwap::new(config),
             }),
         }
@@ -118,6 +138,53 @@ impl Retry {
     /// The counters (`getMetrics()`).
     pub fn metrics(&self) -> RetryMetrics {
         self.inner.shared.counters.snapshot()
+    }
+
+    /// The counters of breaker's budget settings (deadline stops, retry budget, nested
+    /// retries suppressed); all zero while none is set.
+    pub fn budget_metrics(&self) -> RetryBudgetMetrics {
+        self.inner.shared.budget_counters.snapshot()
+    }
+
+    /// The call's place in the scope: `None` (nothing to do) unless the config sets budget
+    /// settings or a scope (a deadline, another retry's attempt) is around the call. One
+    /// atomic load and one thread-local read otherwise.
+    /// `first`: the call starts (counted in the retry budget, nesting warned about); else
+    /// the same place read again, without side effects, once the first attempt has ended.
+    /// Read while the call is polled (inside its caller's scope), never when the call's
+    /// future is made.
+    #[inline]
+    fn enter(&self, first: bool) -> Option<RetryCall> {
+        if self.inner.budgeted.load(Ordering::Relaxed)
+            || deadline::nesting_watched()
+            || deadline::active()
+        {
+            self.enter_scope(first)
+        } else {
+            None
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enter_scope(&self, first: bool) -> Option<RetryCall> {
+        let config = self.inner.config.load();
+        if config.exact_resilience4j {
+            return None;
+        }
+        let budgets = &config.budgets;
+        if let (true, Some(budget)) = (first, &budgets.budget) {
+            self.inner
+                .shared
+                .budget
+                .deposit(config.clock.now_nanos(), budget);
+        }
+        Some(deadline::enter_retry(
+            &self.inner.shared.name,
+            config.max_attempts,
+            budgets.nested_retries.unwrap_or_default(),
+            first,
+        ))
     }
 
     /// Calls `f` for every event, synchronously, on the task that makes the call
@@ -171,8 +238,15 @@ impl Retry {
         T: Any,
         E: Any + fmt::Display,
     {
+        let mut attempt = attempt;
+        // The scope is read at the first attempt (the future may be made outside the scope
+        // it is polled in).
+        let mut frame: Option<Option<Arc<deadline::Frame>>> = None;
         FirstAttempt::new(
-            attempt,
+            move || {
+                let frame = frame.get_or_insert_with(|| self.enter(true).map(|c| c.frame));
+                Scoped::new(frame.clone(), attempt())
+            },
             move |outcome: Result<T, E>| {
                 if outcome.is_ok() && self.inner.plain_results.load(Ordering::Acquire) {
                     // Success without retry: one attempt, no event (see `Counters`).
@@ -209,6 +283,7 @@ impl Retry {
             |e: &E| e as &dyn Any,
             attempt,
             outcome,
+            self.enter(false),
         )
         .await
     }
@@ -234,6 +309,9 @@ impl Retry {
         Fut: Future<Output = Result<T, E>>,
         E: Any + fmt::Display,
     {
+        let call = self.enter(true);
+        let frame = call.as_ref().map(|c| Arc::clone(&c.frame));
+        let mut attempt = move || Scoped::new(frame.clone(), attempt());
         let outcome = attempt().await;
         // As `call`: a success with no `retryOnResult` needs no decision, so neither the
         // config nor `value` is read. (An `async fn` rather than `call`'s `FirstAttempt`, whose
@@ -247,7 +325,7 @@ impl Retry {
                 .add_one();
             return outcome.map_err(RetryError::Inner);
         }
-        self.run_from(value, cause, attempt, outcome).await
+        self.run_from(value, cause, attempt, outcome, call).await
     }
 
     /// The attempt loop from the first attempt's `outcome` on: the config is read once,
@@ -258,6 +336,7 @@ impl Retry {
         cause: fn(&E) -> &dyn Any,
         mut attempt: F,
         mut outcome: Result<T, E>,
+        call: Option<RetryCall>,
     ) -> Result<T, RetryError<E>>
     where
         F: FnMut() -> Fut,
@@ -265,7 +344,7 @@ impl Retry {
         E: Any + fmt::Display,
     {
         let config = self.inner.config.load_full();
-        let mut context = Context::new(&self.inner.shared, &config, cause);
+        let mut context = Context::new(&self.inner.shared, &config, cause, call.as_ref());
         loop {
             match context.after(outcome, value) {
                 Next::Done(result) => return result,

@@ -81,6 +81,7 @@
 //! waits on its own clock), a supplier that throws synchronously on a re-attempt (a closure
 //! returns a future), `null` results of void methods.
 
+mod budget;
 mod config;
 mod config_builder;
 mod context;
@@ -91,6 +92,7 @@ mod instance;
 mod metrics;
 mod registry;
 
+pub use budget::{NestedRetries, RetryBudgetConfig, RetryBudgetMetrics, RetryBudgets};
 pub use config::{defaults, AttemptOutcome, IntervalBiFunction, RetryConfig};
 pub use config_builder::{RetryConfigBuilder, RetryWaitProperties};
 pub use error::{MaxRetriesExceeded, RetryError, WaitIntervalError};

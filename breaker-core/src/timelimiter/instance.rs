@@ -143,6 +143,10 @@ impl TimeLimiter {
         F: IntoFuture<Output = Result<T, E>>,
         E: Any + fmt::Display,
     {
+        if crate::deadline::expired() {
+            // breaker's deadlines: past it, the call is not made.
+            return Err(self.timed_out(&self.inner.config.load_full()));
+        }
         let mut fut = pin!(fut.into_future());
         // Ready at once: no timer, no config.
         let first = poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await;
@@ -212,10 +216,12 @@ impl TimeLimiter {
         fut: &mut P,
         mut pending: bool,
     ) -> Option<P::Output> {
+        // Inside a deadline, the timeout never outlasts it (see `crate::deadline`).
+        let timeout = crate::deadline::clamp(config.timeout_duration);
         let deadline = config
             .clock
             .now_nanos()
-            .saturating_add(config.timeout_duration.as_nanos().min(u64::MAX as u128) as u64);
+            .saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64);
         let mut timer: Option<Sleep> = None;
         poll_fn(|cx| {
             if !std::mem::take(&mut pending) {
