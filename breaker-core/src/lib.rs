@@ -103,6 +103,7 @@ mod call;
 mod classify;
 mod clock;
 mod config;
+pub mod drill;
 mod error;
 mod error_chain;
 mod events;
