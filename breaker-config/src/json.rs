@@ -218,6 +218,9 @@ pub fn report(loaded: &Loaded) -> Value {
         if loaded.shared_store != crate::SharedStoreConfig::default() {
             m.insert("sharedState".into(), loaded.shared_store.report());
         }
+        if !loaded.drills.instances.is_empty() {
+            m.insert("drills".into(), loaded.drills.report());
+        }
     }
     out
 }

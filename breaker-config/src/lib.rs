@@ -49,6 +49,7 @@
 mod bind;
 mod catalog;
 mod convert;
+mod drill;
 mod duration;
 mod error;
 pub mod json;
@@ -81,6 +82,7 @@ mod watch;
 mod yaml;
 
 pub use catalog::{ExceptionList, UnclaimedName};
+pub use drill::{DrillsConfig, DRILL_KEYS};
 pub use error::{ConfigError, LoadError, Warning};
 pub use limits::Limits;
 pub use live::{LiveConfig, ReloadEvent, ReloadReport, SettingChange};

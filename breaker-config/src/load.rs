@@ -71,6 +71,10 @@ pub struct Loaded {
     pub shared_store: crate::SharedStoreConfig,
     /// `breaker.*` values that are not valid (part of [`errors`](Self::errors)).
     pub shared_store_errors: Vec<crate::ConfigError>,
+    /// breaker's drills, `breaker.drill.instances.<name>.*` (issue #28).
+    pub drills: crate::DrillsConfig,
+    /// `breaker.drill.*` values that are not valid (part of [`errors`](Self::errors)).
+    pub drill_errors: Vec<crate::ConfigError>,
 }
 
 impl Loaded {
@@ -81,6 +85,7 @@ impl Loaded {
         out.extend(self.modules.all_errors());
         out.extend(self.management_errors.iter());
         out.extend(self.shared_store_errors.iter());
+        out.extend(self.drill_errors.iter());
         out
     }
 }
@@ -280,6 +285,7 @@ impl Loader {
             crate::management::read(&refs, &resolver, &mut warnings);
         let (shared_store, shared_store_errors) =
             crate::shared_store::read(&refs, &resolver, &mut warnings);
+        let (drills, drill_errors) = crate::drill::read(&refs, &resolver, &mut warnings);
         if shared.is_some() {
             // A setting bound under two spellings of a name is warned about once.
             let mut seen = std::collections::HashSet::new();
@@ -294,6 +300,8 @@ impl Loader {
             management_errors,
             shared_store,
             shared_store_errors,
+            drills,
+            drill_errors,
         })
     }
 }

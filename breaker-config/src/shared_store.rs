@@ -150,7 +150,7 @@ pub(crate) fn read(
     let mut stores = BTreeMap::new();
     for p in docs.iter().flat_map(|d| d.properties.iter()) {
         let n = &p.name;
-        if n.is_empty() || !n[0].is("breaker") {
+        if n.is_empty() || !n[0].is("breaker") || crate::drill::is_drill_key(p) {
             continue;
         }
         let known = if starts(p, &["breaker", "circuitbreaker", "instances"])
@@ -168,7 +168,7 @@ pub(crate) fn read(
             warnings.push(Warning::new(
                 Some(p.key_origin.clone()),
                 p.key.clone(),
-                "unknown breaker setting; ignored (breaker reads breaker.circuitbreaker.instances.<name>.store and breaker.redis.url, .key-prefix, .refresh-interval, .timeout, .trial-lease, .key-ttl)".into(),
+                "unknown breaker setting; ignored (breaker reads breaker.circuitbreaker.instances.<name>.store and breaker.redis.url, .key-prefix, .refresh-interval, .timeout, .trial-lease, .key-ttl; drills under breaker.drill.instances.<name>)".into(),
             ));
         }
     }

@@ -120,6 +120,12 @@ pub struct DrillConfig {
     pub start_nanos: Option<u64>,
     /// The drill injects nothing from this time on (epoch ns; `None`: until stopped).
     pub end_nanos: Option<u64>,
+    /// The drill injects nothing until this long after it was set (`None`: at once).
+    pub delay: Option<Duration>,
+    /// The drill injects nothing from this long after it began injecting (after `delay`)
+    /// (`None`: until `end_nanos` or stopped). A reload that keeps the drill's config keeps
+    /// its times; a changed config starts it again.
+    pub duration: Option<Duration>,
     /// The drill ends after injecting into this many calls (`None`: no limit; must be > 0).
     pub max_calls: Option<u64>,
     /// The seed of the generator that picks calls and delays (`None`: a random seed).
@@ -134,6 +140,8 @@ impl DrillConfig {
             percentage: 100.0,
             start_nanos: None,
             end_nanos: None,
+            delay: None,
+            duration: None,
             max_calls: None,
             seed: None,
         }
@@ -149,6 +157,14 @@ impl DrillConfig {
     pub fn between(mut self, start_nanos: Option<u64>, end_nanos: Option<u64>) -> Self {
         self.start_nanos = start_nanos;
         self.end_nanos = end_nanos;
+        self
+    }
+
+    /// Sets [`delay`](Self::delay) and [`duration`](Self::duration), relative to the time the
+    /// drill is set.
+    pub fn after(mut self, delay: Option<Duration>, duration: Option<Duration>) -> Self {
+        self.delay = delay;
+        self.duration = duration;
         self
     }
 
@@ -193,6 +209,9 @@ impl DrillConfig {
                     "a time after start",
                 );
             }
+        }
+        if self.duration.is_some_and(|d| d.is_zero()) {
+            return bad("duration", "0".into(), "a positive duration");
         }
         if self.max_calls == Some(0) {
             return bad("calls", "0 calls".into(), "a positive number of calls");

@@ -66,6 +66,9 @@ impl DrillMetrics {
 #[derive(Debug)]
 pub(crate) struct Running {
     pub(crate) config: DrillConfig,
+    /// The effective window, epoch ns: `start_nanos` and `delay`, `end_nanos` and `duration`.
+    start: Option<u64>,
+    end: Option<u64>,
     rng: Mutex<fastrand::Rng>,
     /// Calls injected by this run (for `max_calls`).
     injected: AtomicU64,
@@ -74,13 +77,29 @@ pub(crate) struct Running {
 }
 
 impl Running {
-    pub(crate) fn new(config: DrillConfig) -> Self {
+    /// A run of `config` set at `now` (epoch ns).
+    pub(crate) fn new(config: DrillConfig, now: u64) -> Self {
+        let nanos = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        let begin = config.delay.map(|d| now.saturating_add(nanos(d)));
+        let start = match (config.start_nanos, begin) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        let relative_end = config
+            .duration
+            .map(|d| start.unwrap_or(now).max(now).saturating_add(nanos(d)));
+        let end = match (config.end_nanos, relative_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let rng = match config.seed {
             Some(seed) => fastrand::Rng::with_seed(seed),
             None => fastrand::Rng::new(),
         };
         Running {
             config,
+            start,
+            end,
             rng: Mutex::new(rng),
             injected: AtomicU64::new(0),
             ended: AtomicBool::new(false),
@@ -88,8 +107,8 @@ impl Running {
     }
 
     /// Whether the run is over at `now`: past its end, or its call limit used up.
-    fn over(&self, now: u64) -> bool {
-        self.config.end_nanos.is_some_and(|e| now >= e)
+    pub(crate) fn over(&self, now: u64) -> bool {
+        self.end.is_some_and(|e| now >= e)
             || self
                 .config
                 .max_calls
@@ -97,7 +116,7 @@ impl Running {
     }
 
     fn started(&self, now: u64) -> bool {
-        self.config.start_nanos.is_none_or(|s| now >= s)
+        self.start.is_none_or(|s| now >= s)
     }
 }
 

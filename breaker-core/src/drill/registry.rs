@@ -1,9 +1,10 @@
 //! The drills of a set of instances: [`DrillRegistry`].
 
-use std::collections::BTreeMap;
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use arc_swap::ArcSwap;
 
@@ -32,7 +33,11 @@ struct Inner {
     /// Serialises start, stop and apply.
     write: Mutex<()>,
     publisher: EventPublisher<DrillEvent>,
+    /// Makers of named errors, by (name, error type).
+    factories: RwLock<HashMap<(String, TypeId), Factory>>,
 }
+
+type Factory = Arc<dyn Fn() -> Box<dyn Any> + Send + Sync>;
 
 impl Drop for Inner {
     fn drop(&mut self) {
@@ -101,6 +106,7 @@ impl DrillRegistry {
                 configured: AtomicUsize::new(0),
                 write: Mutex::new(()),
                 publisher: EventPublisher::default(),
+                factories: RwLock::new(HashMap::new()),
             }),
         }
     }
@@ -160,9 +166,10 @@ impl DrillRegistry {
 
     fn set(&self, name: &str, config: DrillConfig) {
         let drill = self.drill_or_insert(name);
-        let old = drill
-            .running
-            .swap(Some(Arc::new(Running::new(config.clone()))));
+        let old = drill.running.swap(Some(Arc::new(Running::new(
+            config.clone(),
+            self.inner.clock.now_nanos(),
+        ))));
         if old.is_none() {
             self.inner.configured.fetch_add(1, Ordering::Relaxed);
             CONFIGURED_ANYWHERE.fetch_add(1, Ordering::Relaxed);
@@ -261,14 +268,13 @@ impl DrillRegistry {
         };
         let now = self.inner.clock.now_nanos();
         let d = drill.decide(now);
-        if let Some(run) = d.just_ended {
+        if d.just_ended.is_some() {
             let m = drill.metrics();
             tracing::info!(
                 target: "breaker::drill",
                 name,
                 injected = m.injected(),
-                "drill ended: {name} reached its {} ({} calls injected in all)",
-                if run.config.end_nanos.is_some_and(|e| now >= e) { "end time" } else { "call limit" },
+                "drill ended: {name} reached its end time or call limit ({} calls injected in all)",
                 m.injected()
             );
             self.publish(name, DrillEventKind::Ended);
@@ -303,6 +309,37 @@ impl DrillRegistry {
             }
             Injection::Hang => std::future::pending().await,
         }
+    }
+
+    /// Registers how to make the error named `name` (e.g. `java.io.IOException`) as a
+    /// value of type `E`, for drills whose file names that error: the attribute stack of a
+    /// fn whose error type is `E` injects `make()`'s value. Registering the same name and
+    /// type again replaces the maker.
+    pub fn register_error<E: 'static>(
+        &self,
+        name: impl Into<String>,
+        make: impl Fn() -> E + Send + Sync + 'static,
+    ) -> &Self {
+        let f: Factory = Arc::new(move || Box::new(make()) as Box<dyn Any>);
+        self.inner
+            .factories
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((name.into(), TypeId::of::<E>()), f);
+        self
+    }
+
+    /// The error named `name` as a value of type `E`, if a maker was registered for both
+    /// ([`register_error`](Self::register_error)).
+    pub fn make_error<E: 'static>(&self, name: &str) -> Option<E> {
+        let f = self
+            .inner
+            .factories
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&(name.to_owned(), TypeId::of::<E>()))
+            .cloned()?;
+        f().downcast::<E>().ok().map(|b| *b)
     }
 
     /// Subscribes to every drill's events.

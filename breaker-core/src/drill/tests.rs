@@ -230,3 +230,35 @@ fn the_process_wide_flag_follows_the_registries() {
     // drills at the same time, so only this registry's own effect is checked above).
     drop(drills);
 }
+
+#[test]
+fn delay_and_duration_count_from_the_time_the_drill_is_set() {
+    let (clock, drills) = registry();
+    clock.advance(Duration::from_secs(100));
+    let config = DrillConfig::new(Fault::Hang)
+        .after(Some(Duration::from_secs(2)), Some(Duration::from_secs(5)));
+    drills.start("a", config.clone()).unwrap();
+    assert_eq!(drills.decide("a"), Injection::Pass);
+    clock.advance(Duration::from_secs(2));
+    assert_eq!(drills.decide("a"), Injection::Hang);
+    clock.advance(Duration::from_millis(4999));
+    assert_eq!(drills.decide("a"), Injection::Hang);
+    // A reload with the same config keeps the times.
+    drills.apply(&[("a".to_string(), config)].into()).unwrap();
+    clock.advance(Duration::from_millis(1));
+    assert_eq!(drills.decide("a"), Injection::Pass);
+}
+
+#[test]
+fn named_errors_are_made_by_their_registered_maker() {
+    let (_, drills) = registry();
+    #[derive(Debug, PartialEq)]
+    struct Io(u16);
+    drills.register_error("java.io.IOException", || Io(503));
+    assert_eq!(
+        drills.make_error::<Io>("java.io.IOException"),
+        Some(Io(503))
+    );
+    assert_eq!(drills.make_error::<String>("java.io.IOException"), None);
+    assert_eq!(drills.make_error::<Io>("other"), None);
+}
