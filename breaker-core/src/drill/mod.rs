@@ -16,6 +16,7 @@ mod config;
 mod events;
 mod instance;
 mod registry;
+pub mod rejections;
 #[cfg(test)]
 mod tests;
 
