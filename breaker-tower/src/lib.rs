@@ -45,12 +45,14 @@
 
 mod circuit_breaker;
 mod classify;
+mod drill;
 mod modules;
 mod policy;
 mod service;
 
 pub use circuit_breaker::{CircuitBreakerLayer, CircuitBreakerService};
 pub use classify::{ByConfig, Classify, ClassifyFn, HttpStatus};
+pub use drill::{DrillLayer, DrillService};
 pub use modules::{
     BulkheadLayer, ModuleLayer, ModuleService, RateLimiterLayer, RetryLayer,
     ThreadPoolBulkheadLayer, TimeLimiterLayer,
