@@ -136,3 +136,20 @@ fn parse(b: &Value) -> Result<DrillConfig, String> {
     c.seed = b.get("seed").and_then(Value::as_u64);
     Ok(c)
 }
+
+/// Adds `"underDrill": true` to an instance's health details while a drill injects into it
+/// (the status stays the breaker's own: a drill is judged by what the breaker does).
+pub(crate) fn mark(s: &Shared, name: &str, details: &mut Value) {
+    let Some(drills) = &s.actuator.drills else {
+        return;
+    };
+    if !drills.any() {
+        return;
+    }
+    let now = drills.clock().now_nanos();
+    if drills.drill(name).is_some_and(|d| d.is_active(now)) {
+        if let Value::Object(m) = details {
+            m.insert("underDrill".into(), Value::Bool(true));
+        }
+    }
+}

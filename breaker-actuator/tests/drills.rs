@@ -131,3 +131,35 @@ async fn no_drills_no_endpoint() {
     let (status, _) = send(&router, "GET", "/actuator/drills", None, "").await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test]
+async fn health_marks_an_instance_under_drill() {
+    let clock = ManualClock::at_epoch_millis(1_700_000_000_000);
+    let drills = DrillRegistry::with_clock(Arc::new(clock));
+    let registry = breaker_config::SpringConfig::yaml(
+        "resilience4j.circuitbreaker.configs.default.registerHealthIndicator: true\n\
+         resilience4j.circuitbreaker.instances.payments.slidingWindowSize: 10\n\
+         resilience4j.circuitbreaker.instances.ledger.slidingWindowSize: 10\n",
+    )
+    .registry()
+    .unwrap();
+    let router = Actuator::new(registry).drills(drills.clone()).router();
+    let fault = breaker_core::drill::Fault::Hang;
+    drills
+        .start("payments", breaker_core::drill::DrillConfig::new(fault))
+        .unwrap();
+    let (_, health) = send(&router, "GET", "/actuator/health", None, "").await;
+    let cbs = &health["components"]["circuitBreakers"]["details"];
+    assert_eq!(cbs["payments"]["details"]["underDrill"], true, "{health}");
+    assert!(
+        cbs["ledger"]["details"].get("underDrill").is_none(),
+        "{health}"
+    );
+    drills.stop("payments");
+    let (_, health) = send(&router, "GET", "/actuator/health", None, "").await;
+    let cbs = &health["components"]["circuitBreakers"]["details"];
+    assert!(
+        cbs["payments"]["details"].get("underDrill").is_none(),
+        "{health}"
+    );
+}
