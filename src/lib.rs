@@ -9,6 +9,7 @@ pub use breaker_core::*;
 #[doc(hidden)]
 pub mod __private;
 mod global;
+mod global_drills;
 pub mod stack;
 
 pub use breaker_macros::{bulkhead, circuit_breaker, rate_limiter, retry, time_limiter};
@@ -17,6 +18,7 @@ pub use global::{
     init_from_file, init_from_file_with_args, init_live, init_modules, AlreadyInitialized,
     InitError, CONFIG_ENV, DEFAULT_CONFIG_FILE,
 };
+pub use global_drills::{global_drills, init_drills};
 
 /// Resilience4j's Micrometer meters through the `metrics` facade (feature `metrics`).
 #[cfg(feature = "metrics")]

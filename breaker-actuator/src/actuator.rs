@@ -50,6 +50,9 @@ pub struct Actuator {
     pub(crate) management: ManagementSource,
     pub(crate) rate_limiters: RateLimiterLookup,
     pub(crate) state_changes: bool,
+    /// The drills of `/actuator/drills` (issue #28), and whether its POST is allowed.
+    pub(crate) drills: Option<breaker_core::drill::DrillRegistry>,
+    pub(crate) drill_changes: bool,
     #[cfg(feature = "prometheus")]
     pub(crate) prometheus: Option<metrics_exporter_prometheus::PrometheusHandle>,
     /// The buffers and meters every router of this actuator (and its clones) shares, made by
@@ -96,6 +99,8 @@ impl Actuator {
                 allow_health_indicator_to_fail: false,
             }),
             state_changes: false,
+            drills: None,
+            drill_changes: false,
             #[cfg(feature = "prometheus")]
             prometheus: None,
             common: Arc::default(),
@@ -134,6 +139,8 @@ impl Actuator {
                 }
             }),
             state_changes: false,
+            drills: Some(live.drills().clone()),
+            drill_changes: false,
             #[cfg(feature = "prometheus")]
             prometheus: None,
             common: Arc::default(),
@@ -164,6 +171,22 @@ impl Actuator {
     ) -> Self {
         self.rate_limiters = Arc::new(f);
         self.common = Arc::default();
+        self
+    }
+
+    /// Serves `GET /actuator/drills` for `drills` (set by [`from_live`](Self::from_live) to
+    /// the config's drills), breaker's own endpoint (issue #28).
+    pub fn drills(mut self, drills: breaker_core::drill::DrillRegistry) -> Self {
+        self.drills = Some(drills);
+        self
+    }
+
+    /// Turns on `POST /actuator/drills/{name}` (off by default: 403), which starts
+    /// (`{"fault": "error", "error": "timeout", "durationMs": 5000}`) or stops
+    /// (`{"stop": true}`) a drill at run time; JSON bodies only (415 otherwise), as the state
+    /// POST. Protect it as you protect that one.
+    pub fn allow_drill_changes(mut self, allow: bool) -> Self {
+        self.drill_changes = allow;
         self
     }
 

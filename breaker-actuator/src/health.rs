@@ -66,8 +66,9 @@ fn circuit_breakers(s: &Shared) -> Instances {
             d.state.parse().unwrap_or(State::Closed),
             settings.allow_health_indicator_to_fail,
         );
-        let details =
+        let mut details =
             serde_json::to_value(CircuitBreakerHealthDetails::from(d)).unwrap_or(Value::Null);
+        crate::drill::mark(s, cb.name(), &mut details);
         out.insert(cb.name().to_string(), (status.to_string(), details));
     }
     out

@@ -47,6 +47,7 @@
 #![warn(missing_docs)]
 
 mod actuator;
+mod drill;
 mod dto;
 mod events;
 mod health;

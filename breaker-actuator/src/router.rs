@@ -28,6 +28,16 @@ fn json_response(status: u16, body: &impl Serialize) -> Response {
         .unwrap_or_default()
 }
 
+/// [`json_response`] for the drill routes.
+pub(crate) fn json(status: u16, body: &impl Serialize) -> Response {
+    json_response(status, body)
+}
+
+/// [`error`] for the drill routes.
+pub(crate) fn message(status: u16, message: String) -> Response {
+    error(status, message)
+}
+
 fn error(status: u16, message: String) -> Response {
     json_response(status, &json!({"error": message}))
 }
@@ -252,6 +262,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             _ => r,
         };
     }
+    r = crate::drill::routes(r, &base, &shared);
     r.with_state(shared)
 }
 

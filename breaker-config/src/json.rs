@@ -221,6 +221,9 @@ pub fn report(loaded: &Loaded) -> Value {
         if !loaded.budgets.is_empty() {
             m.insert("budgets".into(), loaded.budgets.report());
         }
+        if !loaded.drills.instances.is_empty() {
+            m.insert("drills".into(), loaded.drills.report());
+        }
     }
     out
 }

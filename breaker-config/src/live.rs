@@ -42,6 +42,8 @@ struct Current {
 pub(crate) struct LiveInner {
     registry: Registry,
     modules: ModuleRegistries,
+    /// The drills of `breaker.drill.instances` (issue #28), on the instances' clock.
+    drills: breaker_core::drill::DrillRegistry,
     loader: Loader,
     paths: Vec<PathBuf>,
     /// Where the files come from: fixed paths, or Spring's locations (found again on every
@@ -195,10 +197,12 @@ impl LiveConfig {
         for w in &loaded.warnings {
             tracing::warn!("{w}");
         }
+        let drills = crate::drill::registry_for(&loaded, clock.clone());
         Ok(LiveConfig {
             inner: Arc::new(LiveInner {
                 registry,
                 modules,
+                drills,
                 loader,
                 paths,
                 watch_files,
@@ -227,6 +231,14 @@ impl LiveConfig {
     /// reloaded together with the circuit breakers.
     pub fn module_registries(&self) -> &ModuleRegistries {
         &self.inner.modules
+    }
+
+    /// The drills of the files' `breaker.drill.instances` (off when none), started, changed
+    /// and stopped by reloads; start or stop one at run time with
+    /// [`DrillRegistry::start`](breaker_core::drill::DrillRegistry::start) (the next reload
+    /// that changes the file's drills replaces such a change).
+    pub fn drills(&self) -> &breaker_core::drill::DrillRegistry {
+        &self.inner.drills
     }
 
     /// Turns on the recommended logging for every module, in one call: the circuit
@@ -441,6 +453,9 @@ impl LiveInner {
                 self.registry
                     .apply(configs.default_config, Vec::new(), configs.instances);
                 self.modules.apply(modules);
+                if loaded.drills.instances != cur.loaded.drills.instances {
+                    crate::drill::apply(&self.drills, &loaded.drills);
+                }
                 for w in &loaded.warnings {
                     tracing::warn!("{w}");
                 }

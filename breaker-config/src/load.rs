@@ -76,6 +76,10 @@ pub struct Loaded {
     pub budgets: crate::BudgetsConfig,
     /// Budget values that are not valid (part of [`errors`](Self::errors)).
     pub budgets_errors: Vec<crate::ConfigError>,
+    /// breaker's drills, `breaker.drill.instances.<name>.*` (issue #28).
+    pub drills: crate::DrillsConfig,
+    /// `breaker.drill.*` values that are not valid (part of [`errors`](Self::errors)).
+    pub drill_errors: Vec<crate::ConfigError>,
 }
 
 impl Loaded {
@@ -87,6 +91,7 @@ impl Loaded {
         out.extend(self.management_errors.iter());
         out.extend(self.shared_store_errors.iter());
         out.extend(self.budgets_errors.iter());
+        out.extend(self.drill_errors.iter());
         out
     }
 }
@@ -287,6 +292,7 @@ impl Loader {
         let (shared_store, shared_store_errors) =
             crate::shared_store::read(&refs, &resolver, &mut warnings);
         let (budgets, budgets_errors) = crate::budgets::read(&refs, &resolver);
+        let (drills, drill_errors) = crate::drill::read(&refs, &resolver, &mut warnings);
         if shared.is_some() {
             // A setting bound under two spellings of a name is warned about once.
             let mut seen = std::collections::HashSet::new();
@@ -303,6 +309,8 @@ impl Loader {
             shared_store_errors,
             budgets,
             budgets_errors,
+            drills,
+            drill_errors,
         })
     }
 }

@@ -193,7 +193,7 @@ pub(crate) fn read(
     let mut stores = BTreeMap::new();
     for p in docs.iter().flat_map(|d| d.properties.iter()) {
         let n = &p.name;
-        if n.is_empty() || !n[0].is("breaker") {
+        if n.is_empty() || !n[0].is("breaker") || crate::drill::is_drill_key(p) {
             continue;
         }
         let module = STORE_MODULES
@@ -211,7 +211,7 @@ pub(crate) fn read(
             warnings.push(Warning::new(
                 Some(p.key_origin.clone()),
                 p.key.clone(),
-                "unknown breaker setting; ignored (breaker reads breaker.circuitbreaker|ratelimiter|bulkhead.instances.<name>.store and breaker.redis.url, .key-prefix, .refresh-interval, .timeout, .trial-lease, .key-ttl, .replica-lease)".into(),
+                "unknown breaker setting; ignored (breaker reads breaker.circuitbreaker|ratelimiter|bulkhead.instances.<name>.store and breaker.redis.url, .key-prefix, .refresh-interval, .timeout, .trial-lease, .key-ttl, .replica-lease; drills under breaker.drill.instances.<name>)".into(),
             ));
         }
     }

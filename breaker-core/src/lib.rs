@@ -117,6 +117,7 @@
 pub mod bulkhead;
 mod circuitbreaker;
 pub mod deadline;
+pub mod drill;
 mod kernel;
 pub mod ratelimiter;
 pub mod retry;

@@ -45,6 +45,7 @@
 
 mod circuit_breaker;
 mod classify;
+mod drill;
 mod modules;
 mod per_host;
 mod policy;
@@ -52,6 +53,7 @@ mod service;
 
 pub use circuit_breaker::{CircuitBreakerLayer, CircuitBreakerService};
 pub use classify::{ByConfig, Classify, ClassifyFn, HttpStatus};
+pub use drill::{DrillLayer, DrillService};
 pub use modules::{
     BulkheadLayer, ModuleLayer, ModuleService, RateLimiterLayer, RetryLayer,
     ThreadPoolBulkheadLayer, TimeLimiterLayer,

@@ -152,7 +152,10 @@ where
     >,
     C: Fn(&CircuitBreaker, &Result<Ok<W>, Err<W>>) -> Outcome,
     F: Future<Output = W::Output>,
+    Err<W>: Any,
 {
+    // A drill of this breaker stands in for the protected future, inside the breaker.
+    let future = super::drill::single(breaker, future);
     breaker.call_with(move |r| classify(breaker, r), future)
 }
 

@@ -11,6 +11,7 @@
 //! layer's own part.
 
 pub mod circuit_breaker;
+mod drill;
 pub mod fallback;
 mod output;
 pub mod stack;

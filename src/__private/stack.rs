@@ -17,6 +17,7 @@ use crate::retry::{Retry, RetryError, RetryRegistry};
 use crate::stack::{Aspect, StackError, StackOrder};
 use crate::timelimiter::{TimeLimiter, TimeLimiterError, TimeLimiterRegistry};
 use crate::{CallError, CircuitBreaker, Outcome};
+use breaker_core::drill::Injection;
 
 pub use breaker_config::modules::ModuleRegistries;
 
@@ -422,13 +423,27 @@ levels! {
 }
 
 /// The protected body, its error as [`StackError::Inner`].
+/// A drill set for one of the fn's instances stands in for the body (see `drill`).
 async fn body<T, E, B, FR, FC, FL, FT, FB>(
     s: &Stack<'_, T, B, FR, FC, FL, FT, FB>,
 ) -> Result<T, StackError<E>>
 where
+    E: Any,
     B: Attempts,
     B::Future: Future<Output = Result<T, E>>,
 {
+    if let Some((drills, name, injection)) = super::drill::injection(&s.layers) {
+        match injection {
+            Injection::Pass => {}
+            Injection::Error(kind) => {
+                if let Some(e) = super::drill::error(drills, &name, &kind, &s.layers) {
+                    return Err(e);
+                }
+            }
+            Injection::Delay(by) => super::drill::delay(drills, by).await,
+            Injection::Hang => core::future::pending::<()>().await,
+        }
+    }
     s.body.attempt().await.map_err(StackError::Inner)
 }
 
