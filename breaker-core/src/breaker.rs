@@ -24,6 +24,7 @@ use crate::shared::{
     SharedSlot, SharedState, SharedView, TrialEnd, TrialGrant, WeakCircuitBreaker,
 };
 use crate::state::State;
+use crate::throwable::Throwable;
 
 /// A circuit breaker: Resilience4j's `CircuitBreaker`.
 ///
@@ -508,7 +509,7 @@ impl CircuitBreaker {
         outcome: Outcome,
         elapsed_nanos: u64,
         end_nanos: u64,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
     ) {
         // CLOSED, nobody subscribed, an outcome that only moves a full count window's head
         // or adds to a time window's newest second below the thresholds: no lock (see
@@ -525,7 +526,7 @@ impl CircuitBreaker {
         };
         match recorded {
             Recorded::Yes => {}
-            Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error_type),
+            Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error),
             Recorded::YesSettle => self.settle_trials(),
         }
         if let Some(store) = self.inner.shared.get() {
@@ -570,7 +571,7 @@ impl CircuitBreaker {
         admitted: u64,
         outcome: Outcome,
         elapsed_nanos: u64,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
     ) {
         let failed = outcome == Outcome::Failure;
         let elapsed = Duration::from_nanos(elapsed_nanos);
@@ -589,7 +590,7 @@ impl CircuitBreaker {
                 return;
             }
         }
-        self.record_full(m, admitted, outcome, elapsed, error_type);
+        self.record_full(m, admitted, outcome, elapsed, error);
     }
 
     /// [`record`](Self::record) through the machine's full operation.
@@ -601,10 +602,10 @@ impl CircuitBreaker {
         admitted: u64,
         outcome: Outcome,
         elapsed: Duration,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
     ) {
         self.with_locked_machine(m, Origin::Calls, |m, now, sink| {
-            m.on_outcome(outcome, elapsed, error_type, admitted >> 3, now, sink)
+            m.on_outcome(outcome, elapsed, error, admitted >> 3, now, sink)
         });
     }
 
@@ -640,6 +641,12 @@ impl CircuitBreaker {
     #[inline]
     pub(crate) fn errors_are_all_failures(&self) -> bool {
         self.inner.plain_errors.load(Ordering::Relaxed)
+    }
+
+    /// Whether anyone subscribed to the events (then an error is described for its event).
+    #[inline]
+    pub(crate) fn subscribed(&self) -> bool {
+        self.inner.subscribers.any()
     }
 
     #[inline]

@@ -14,6 +14,7 @@ use crate::events::{EventKind, EventSink};
 use crate::fast_window::{self, FastWindow, Sealed};
 use crate::metrics::Metrics;
 use crate::state::State;
+use crate::throwable::Throwable;
 use crate::window::{CountWindow, TimeWindow, Totals, Window};
 
 const NANOS_PER_MILLI: u64 = 1_000_000;
@@ -581,7 +582,7 @@ impl Machine {
         &mut self,
         outcome: Outcome,
         elapsed: Duration,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
         generation: u64,
         now: u64,
         sink: &mut EventSink,
@@ -593,13 +594,7 @@ impl Machine {
                 if self.state == State::HalfOpen && counts {
                     self.permits += 1;
                 }
-                self.publish(
-                    sink,
-                    EventKind::IgnoredError {
-                        elapsed,
-                        error_type,
-                    },
-                );
+                self.publish(sink, EventKind::IgnoredError { elapsed, error });
                 return;
             }
             Outcome::Success => {
@@ -607,13 +602,7 @@ impl Machine {
                 false
             }
             Outcome::Failure => {
-                self.publish(
-                    sink,
-                    EventKind::Error {
-                        elapsed,
-                        error_type,
-                    },
-                );
+                self.publish(sink, EventKind::Error { elapsed, error });
                 true
             }
         };
