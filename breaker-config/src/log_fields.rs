@@ -26,13 +26,13 @@ impl fmt::Display for JsonList<'_> {
 
 /// The field value of `list`: a `valuable` list (a JSON array in the JSON formatter).
 #[cfg(all(tracing_unstable, feature = "valuable"))]
-pub(crate) fn list(list: &Vec<String>) -> valuable::Value<'_> {
+pub(crate) fn list(list: &[String]) -> valuable::Value<'_> {
     valuable::Valuable::as_value(list)
 }
 
 /// The field value of `list`: its JSON array text.
 #[cfg(not(all(tracing_unstable, feature = "valuable")))]
-pub(crate) fn list(list: &Vec<String>) -> tracing::field::DisplayValue<JsonList<'_>> {
+pub(crate) fn list(list: &[String]) -> tracing::field::DisplayValue<JsonList<'_>> {
     tracing::field::display(JsonList(list))
 }
 

@@ -110,13 +110,17 @@ impl<I: Readable> Instances<I> {
             subscription,
         };
         if let Some(old) = self.lock().insert(name.to_string(), entry) {
-            old.subscription.map(|id| old.instance.detach(id));
+            if let Some(id) = old.subscription {
+                old.instance.detach(id);
+            }
         }
     }
 
     fn remove(&self, name: &str) {
         if let Some(old) = self.lock().remove(name) {
-            old.subscription.map(|id| old.instance.detach(id));
+            if let Some(id) = old.subscription {
+                old.instance.detach(id);
+            }
         }
     }
 }
