@@ -26,7 +26,8 @@ impl fmt::Display for JsonList<'_> {
 
 /// The field value of `list`: a `valuable` list (a JSON array in the JSON formatter).
 #[cfg(all(tracing_unstable, feature = "valuable"))]
-pub(crate) fn list(list: &[String]) -> valuable::Value<'_> {
+#[allow(clippy::ptr_arg)] // `valuable` lists a `Vec`, not a slice.
+pub(crate) fn list(list: &Vec<String>) -> valuable::Value<'_> {
     valuable::Valuable::as_value(list)
 }
 
