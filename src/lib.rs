@@ -36,6 +36,11 @@ pub use breaker_tower as tower;
 #[cfg(feature = "redis")]
 pub use breaker_redis as redis;
 
+/// Resilience4j's meters through the OpenTelemetry metrics API, named as Micrometer's OTLP
+/// registry names them (feature `otel`).
+#[cfg(feature = "otel")]
+pub use breaker_otel as otel;
+
 /// Spring Boot configuration loading (`application.yml`, `.properties`) and live reload.
 pub use breaker_config as config;
 pub use breaker_config::modules::{AspectOrder, ModuleRegistries};

@@ -98,17 +98,10 @@ pub(crate) struct CircuitBreakerEventDto {
 
 impl From<&CircuitBreakerEvent> for CircuitBreakerEventDto {
     fn from(e: &CircuitBreakerEvent) -> Self {
-        let (error_message, duration_in_ms, state_transition) = match e.kind {
+        let (error_message, duration_in_ms, state_transition) = match &e.kind {
             EventKind::Success { elapsed } => (None, Some(elapsed.as_millis() as u64), None),
-            EventKind::Error {
-                elapsed,
-                error_type,
-            }
-            | EventKind::IgnoredError {
-                elapsed,
-                error_type,
-            } => (
-                error_type.map(String::from),
+            EventKind::Error { elapsed, error } | EventKind::IgnoredError { elapsed, error } => (
+                error.as_ref().map(throwable),
                 Some(elapsed.as_millis() as u64),
                 None,
             ),

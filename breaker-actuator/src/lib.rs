@@ -33,8 +33,12 @@
 //!
 //! - `creationTime` is printed in UTC (`2026-11-30T19:37:45.132172896Z`), Java's
 //!   `ZonedDateTime.toString()` for the zone `Z`, whatever the machine's zone.
-//! - A circuit breaker event's `errorMessage` is the Rust type name of the error when the
-//!   call went through `call` (there is no Java class and message).
+//! - A circuit breaker event's `errorMessage` is `class: message` as Resilience4j writes it,
+//!   with the error's Rust type name as the class; the message is there when the type shows
+//!   it without a `Display` bound (a boxed `dyn Error` such as tower's `BoxError`,
+//!   `std::io::Error`, `String`), else the class stands alone (Java's `toString()` of an
+//!   exception without a message). An outcome recorded on a `Permit` without the error has
+//!   none.
 //! - `POST /actuator/circuitbreakers/{name}` is off unless turned on (403), and for a name
 //!   the registry does not have answers 404 without creating a breaker. Like Spring Boot's
 //!   write operations it consumes only `application/vnd.spring-boot.actuator.v3+json`,

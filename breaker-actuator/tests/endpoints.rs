@@ -175,7 +175,8 @@ async fn endpoints_read_like_resilience4j() {
             "type": "ERROR",
             // Each call: 10 ms idle, then 12 ms long. The third ends 66 ms after the start.
             "creationTime": "2024-01-02T03:04:05.186Z",
-            "errorMessage": "std::io::error::Error",
+            // `Throwable.toString()`: class, colon, message (the class is the Rust type).
+            "errorMessage": "std::io::error::Error: BAM!",
             "durationInMs": 12,
             "stateTransition": null
         })

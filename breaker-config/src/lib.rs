@@ -61,6 +61,7 @@ mod limits;
 mod live;
 mod load;
 mod locations;
+mod log_fields;
 mod management;
 mod map_keys;
 mod model;

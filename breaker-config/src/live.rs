@@ -406,7 +406,7 @@ impl LiveInner {
                 None => {
                     tracing::warn!(
                         target: "breaker::reload",
-                        files = ?self.paths,
+                        files = crate::log_fields::list(&crate::log_fields::paths(&self.paths)),
                         "resilience4j config files still changing; previous config kept until \
                          they stop"
                     );
@@ -420,7 +420,7 @@ impl LiveInner {
             if let Some(why) = looks_torn(&cur.texts, texts, &self.loader.limits) {
                 tracing::warn!(
                     target: "breaker::reload",
-                    files = ?self.paths,
+                    files = crate::log_fields::list(&crate::log_fields::paths(&self.paths)),
                     "{why}: taken for a half-written file, previous config kept; to really \
                      remove every setting, write `resilience4j: {{}}` in it"
                 );
@@ -471,10 +471,10 @@ impl LiveInner {
                 }
                 tracing::info!(
                     target: "breaker::reload",
-                    files = ?self.paths,
+                    files = crate::log_fields::list(&crate::log_fields::paths(&self.paths)),
                     changes = report.changes.len(),
-                    added = ?report.added,
-                    removed = ?report.removed,
+                    added = crate::log_fields::list(&report.added),
+                    removed = crate::log_fields::list(&report.removed),
                     "resilience4j config reloaded: {report}"
                 );
                 *cur = Current {
@@ -490,7 +490,7 @@ impl LiveInner {
                 cur.contents = contents;
                 tracing::error!(
                     target: "breaker::reload",
-                    files = ?self.paths,
+                    files = crate::log_fields::list(&crate::log_fields::paths(&self.paths)),
                     error = %e,
                     "resilience4j config reload rejected, previous config kept"
                 );

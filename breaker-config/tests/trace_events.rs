@@ -217,3 +217,59 @@ fn a_rejected_reload_prints_its_bad_line_once() {
         2
     );
 }
+
+/// Issue 24: in JSON output the reload line's `files`, `added` and `removed` are JSON
+/// arrays: real arrays when built with `--cfg tracing_unstable` and feature `valuable`,
+/// otherwise strings holding the array's JSON text (see `breaker_config`'s README).
+#[test]
+fn reload_list_fields_are_json_arrays() {
+    let lines = Lines::default();
+    let w = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(move || w.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (dir, live) = live();
+    let path = dir.path().join("application.yml");
+    std::fs::write(
+        &path,
+        "resilience4j.circuitbreaker.instances:\n  orders: { slidingWindowSize: 4 }\n",
+    )
+    .unwrap();
+    live.reload().unwrap();
+    let line = lines
+        .with("config reloaded")
+        .pop()
+        .unwrap_or_else(|| panic!("no reload line in {}", lines.text()));
+    let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let fields = &json["fields"];
+    let array = |key: &str| -> serde_json::Value {
+        match &fields[key] {
+            serde_json::Value::String(text) => serde_json::from_str(text)
+                .unwrap_or_else(|e| panic!("{key} = {text:?} is not JSON: {e}")),
+            other => other.clone(),
+        }
+    };
+    assert_eq!(
+        array("files"),
+        serde_json::json!([path.display().to_string()])
+    );
+    assert_eq!(array("added"), serde_json::json!(["orders"]));
+    // Every instance of FILE but the new file's: circuit breakers by name, the other
+    // modules' instances as `module:name`.
+    assert_eq!(
+        array("removed"),
+        serde_json::json!([
+            "bulkhead:payments",
+            "payments",
+            "ratelimiter:payments",
+            "retry:payments",
+            "threadpoolbulkhead:reports",
+            "timelimiter:payments"
+        ])
+    );
+    #[cfg(all(tracing_unstable, feature = "valuable"))]
+    assert!(fields["files"].is_array(), "{line}");
+}

@@ -45,7 +45,7 @@ fn with_ignore_list(b: CircuitBreakerConfigBuilder) -> CircuitBreakerConfig {
 fn events(cb: &CircuitBreaker) -> Arc<Mutex<Vec<EventKind>>> {
     let seen: Arc<Mutex<Vec<EventKind>>> = Arc::default();
     let sink = seen.clone();
-    cb.subscribe(move |e| sink.lock().unwrap().push(e.kind));
+    cb.subscribe(move |e| sink.lock().unwrap().push(e.kind.clone()));
     seen
 }
 

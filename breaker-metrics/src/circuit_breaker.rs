@@ -5,26 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use breaker_core::{CircuitBreaker, CircuitBreakerEvent, EventKind, State, SubscriptionId};
+use breaker_core::{CircuitBreaker, CircuitBreakerEvent, EventKind, SubscriptionId};
 use metrics::{Counter, Gauge, Histogram};
 
 use crate::family::Meters;
-use crate::names::{self, KIND, STATE};
+use crate::names::{self, KIND};
+use crate::readings::{self, CALL_KINDS};
 use crate::register::{counter, gauge, histogram, Tags};
 use crate::window_max::{WindowMax, EXPIRY_NANOS};
-
-/// `state` tag values, in [`State::ALL`] order: the enum names lower-cased.
-const STATE_TAGS: [&str; 6] = [
-    "closed",
-    "open",
-    "half_open",
-    "disabled",
-    "forced_open",
-    "metrics_only",
-];
-
-/// The timer's `kind` tag values: `SUCCESS`, `ERROR`, `IGNORED_ERROR` events.
-const CALL_KINDS: [&str; 3] = ["successful", "failed", "ignored"];
 
 /// What the breaker's events feed.
 struct PerCall {
@@ -35,7 +23,7 @@ struct PerCall {
 
 impl PerCall {
     fn on_event(&self, e: &CircuitBreakerEvent) {
-        let (i, elapsed) = match e.kind {
+        let (i, elapsed) = match &e.kind {
             EventKind::Success { elapsed } => (0, elapsed),
             EventKind::Error { elapsed, .. } => (1, elapsed),
             EventKind::IgnoredError { elapsed, .. } => (2, elapsed),
@@ -45,6 +33,7 @@ impl PerCall {
             }
             _ => return,
         };
+        let elapsed = *elapsed;
         self.calls[i].record(elapsed.as_secs_f64());
         self.max[i].record(e.creation_time_nanos, elapsed.as_nanos() as u64);
     }
@@ -53,13 +42,8 @@ impl PerCall {
 pub(crate) struct CircuitBreakerMeters {
     breaker: CircuitBreaker,
     live: bool,
-    state: [Gauge; 6],
-    buffered_failed: Gauge,
-    buffered_successful: Gauge,
-    slow_successful: Gauge,
-    slow_failed: Gauge,
-    failure_rate: Gauge,
-    slow_call_rate: Gauge,
+    /// In the order of [`readings::circuit_breaker`].
+    gauges: [Gauge; 12],
     calls_max: [Gauge; 3],
     per_call: Arc<PerCall>,
     subscription: Option<SubscriptionId>,
@@ -82,13 +66,10 @@ impl Meters for CircuitBreakerMeters {
         CircuitBreakerMeters {
             breaker: breaker.clone(),
             live,
-            state: STATE_TAGS.map(|s| gauge(names::CB_STATE, &tags.with(STATE, s))),
-            buffered_failed: gauge(names::CB_BUFFERED_CALLS, &kind("failed")),
-            buffered_successful: gauge(names::CB_BUFFERED_CALLS, &kind("successful")),
-            slow_successful: gauge(names::CB_SLOW_CALLS, &kind("successful")),
-            slow_failed: gauge(names::CB_SLOW_CALLS, &kind("failed")),
-            failure_rate: gauge(names::CB_FAILURE_RATE, tags),
-            slow_call_rate: gauge(names::CB_SLOW_CALL_RATE, tags),
+            gauges: readings::circuit_breaker(breaker).map(|r| match r.tag {
+                Some((k, v)) => gauge(r.meter, &tags.with(k, v)),
+                None => gauge(r.meter, tags),
+            }),
             calls_max: CALL_KINDS.map(|k| gauge(names::CB_CALLS_MAX, &kind(k))),
             per_call,
             subscription,
@@ -104,16 +85,13 @@ impl Meters for CircuitBreakerMeters {
     }
 
     fn refresh(&self) {
-        let m = self.breaker.metrics();
-        for (i, s) in State::ALL.iter().enumerate() {
-            self.state[i].set(if *s == m.state { 1.0 } else { 0.0 });
+        for (g, r) in self
+            .gauges
+            .iter()
+            .zip(readings::circuit_breaker(&self.breaker))
+        {
+            g.set(r.value);
         }
-        self.buffered_failed.set(m.number_of_failed_calls);
-        self.buffered_successful.set(m.number_of_successful_calls);
-        self.slow_successful.set(m.number_of_slow_successful_calls);
-        self.slow_failed.set(m.number_of_slow_failed_calls);
-        self.failure_rate.set(m.failure_rate);
-        self.slow_call_rate.set(m.slow_call_rate);
         let now = self.breaker.clock().recent_nanos();
         for i in 0..3 {
             let max = Duration::from_nanos(self.per_call.max[i].poll(now));

@@ -46,6 +46,7 @@ mod family;
 mod modules;
 pub mod names;
 mod publisher;
+pub mod readings;
 mod register;
 mod window_max;
 

@@ -14,9 +14,7 @@ use breaker_core::{
 
 use crate::circuit_breaker::CircuitBreakerMeters;
 use crate::family::{Family, Meters, Refresh};
-use crate::modules::{
-    BulkheadMeters, RateLimiterMeters, RetryMeters, ThreadPoolBulkheadMeters, TimeLimiterMeters,
-};
+use crate::modules::ReadingMeters;
 use crate::register::{describe_all, recorder_installed, Tags};
 
 /// Publishes the meters of bound registries through the `metrics` facade, named, typed and
@@ -216,12 +214,12 @@ macro_rules! metered {
     };
 }
 
-metered!(Retry, RetryMeters, "retry");
-metered!(TimeLimiter, TimeLimiterMeters, "timelimiter");
-metered!(Bulkhead, BulkheadMeters, "bulkhead");
+metered!(Retry, ReadingMeters<Retry>, "retry");
+metered!(TimeLimiter, ReadingMeters<TimeLimiter>, "timelimiter");
+metered!(Bulkhead, ReadingMeters<Bulkhead>, "bulkhead");
 metered!(
     ThreadPoolBulkhead,
-    ThreadPoolBulkheadMeters,
+    ReadingMeters<ThreadPoolBulkhead>,
     "thread-pool-bulkhead"
 );
-metered!(RateLimiter, RateLimiterMeters, "ratelimiter");
+metered!(RateLimiter, ReadingMeters<RateLimiter>, "ratelimiter");

@@ -168,7 +168,8 @@ where
                 Err(rejected) => return P::refused(rejected),
             };
             let result = inner.call(req).await;
-            permit.record(classifier.classify(&breaker, &result));
+            // The error's message goes into the event (`errorMessage`) when someone subscribes.
+            permit.record_result(classifier.classify(&breaker, &result), &result);
             P::inner(result)
         };
         boxed(

@@ -317,6 +317,12 @@ impl CircuitBreaker {
         self.inner.plain_errors.load(Ordering::Relaxed)
     }
 
+    /// Whether anyone subscribed to the events (then an error is described for its event).
+    #[inline]
+    pub(crate) fn subscribed(&self) -> bool {
+        self.inner.subscribers.any()
+    }
+
     #[inline]
     pub(crate) fn has_result_predicate(&self) -> bool {
         self.inner.has_result_predicate.load(Ordering::Relaxed)

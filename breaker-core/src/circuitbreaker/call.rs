@@ -7,6 +7,7 @@ use std::future::{Future, IntoFuture};
 use crate::breaker::CircuitBreaker;
 use crate::classify::Outcome;
 use crate::error::CallError;
+use crate::permit::{describe, describe_named};
 
 /// The boxed future returned by a function wrapped with [`CircuitBreaker::decorate`].
 pub type BoxedCall<T, E> = std::pin::Pin<Box<dyn Future<Output = Result<T, CallError<E>>> + Send>>;
@@ -34,7 +35,7 @@ impl CircuitBreaker {
             .map_err(CallError::NotPermitted)?;
         let result = fut.await;
         let outcome = self.classify(&result);
-        permit.record_typed(outcome, error_type(&result));
+        permit.record_typed(outcome, describe(self, &result));
         result.map_err(CallError::Inner)
     }
 
@@ -56,7 +57,7 @@ impl CircuitBreaker {
             .map_err(CallError::NotPermitted)?;
         let result = fut.await;
         let outcome = classify(&result);
-        permit.record_typed(outcome, error_type(&result));
+        permit.record_typed(outcome, describe_named(self, &result));
         result.map_err(CallError::Inner)
     }
 
@@ -80,7 +81,7 @@ impl CircuitBreaker {
         };
         let result = f();
         let outcome = self.classify(&result);
-        permit.record_typed(outcome, error_type(&result));
+        permit.record_typed(outcome, describe(self, &result));
         result.map_err(CallError::Inner)
     }
 
@@ -162,9 +163,4 @@ impl CircuitBreaker {
             self.config().classify_error(&Unnamed)
         }
     }
-}
-
-#[inline]
-fn error_type<T, E>(r: &Result<T, E>) -> Option<&'static str> {
-    r.as_ref().err().map(|_| std::any::type_name::<E>())
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 
 use crate::state::State;
+use crate::throwable::{Throwable, ThrowableText};
 
 /// Resilience4j's `CircuitBreakerEvent.Type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,7 +63,7 @@ impl fmt::Display for EventType {
 }
 
 /// What happened, with the payload of Resilience4j's event class.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
     /// A call was recorded as a success (`CircuitBreakerOnSuccessEvent`).
     Success {
@@ -73,15 +74,17 @@ pub enum EventKind {
     Error {
         /// The call's duration.
         elapsed: Duration,
-        /// The Rust type name of the error, when the call went through `call`.
-        error_type: Option<&'static str>,
+        /// The error (`getThrowable()`): its Rust type name and, when the type shows it, its
+        /// message; `None` when the outcome was recorded on a [`Permit`](crate::Permit)
+        /// without the error.
+        error: Option<Throwable>,
     },
     /// A call failed with an ignored error (`CircuitBreakerOnIgnoredErrorEvent`).
     IgnoredError {
         /// The call's duration.
         elapsed: Duration,
-        /// The Rust type name of the error, when known.
-        error_type: Option<&'static str>,
+        /// The error (`getThrowable()`), when known; as for [`EventKind::Error`].
+        error: Option<Throwable>,
     },
     /// A call was rejected (`CircuitBreakerOnCallNotPermittedEvent`).
     NotPermitted,
@@ -146,22 +149,22 @@ impl fmt::Display for CircuitBreakerEvent {
     /// Resilience4j's `toString()` wording, without the timestamp.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = &self.circuit_breaker_name;
-        match self.kind {
+        match &self.kind {
             EventKind::Success { elapsed } => write!(
                 f,
                 "CircuitBreaker '{n}' recorded a successful call. Elapsed time: {} ms",
                 elapsed.as_millis()
             ),
-            EventKind::Error { elapsed, error_type } => write!(
+            EventKind::Error { elapsed, error } => write!(
                 f,
                 "CircuitBreaker '{n}' recorded an error: '{}'. Elapsed time: {} ms",
-                error_type.unwrap_or("error"),
+                ThrowableText(error),
                 elapsed.as_millis()
             ),
-            EventKind::IgnoredError { elapsed, error_type } => write!(
+            EventKind::IgnoredError { elapsed, error } => write!(
                 f,
                 "CircuitBreaker '{n}' recorded an error which has been ignored: '{}'. Elapsed time: {} ms",
-                error_type.unwrap_or("error"),
+                ThrowableText(error),
                 elapsed.as_millis()
             ),
             EventKind::NotPermitted => {
@@ -174,12 +177,12 @@ impl fmt::Display for CircuitBreakerEvent {
             EventKind::FailureRateExceeded { failure_rate } => write!(
                 f,
                 "CircuitBreaker '{n}' exceeded failure rate threshold. Current failure rate: {}",
-                crate::java::java_float(failure_rate)
+                crate::java::java_float(*failure_rate)
             ),
             EventKind::SlowCallRateExceeded { slow_call_rate } => write!(
                 f,
                 "CircuitBreaker '{n}' exceeded slow call rate threshold. Current slow call rate: {}",
-                crate::java::java_float(slow_call_rate)
+                crate::java::java_float(*slow_call_rate)
             ),
         }
     }
@@ -214,8 +217,8 @@ impl EventSink {
         self.fixed[..self.len]
             .iter()
             .flatten()
-            .copied()
-            .chain(self.overflow.iter().copied())
+            .cloned()
+            .chain(self.overflow.iter().cloned())
     }
 }
 

@@ -14,6 +14,7 @@ use crate::events::{EventKind, EventSink};
 use crate::fast_window::{self, FastWindow, Sealed};
 use crate::metrics::Metrics;
 use crate::state::State;
+use crate::throwable::Throwable;
 use crate::window::{CountWindow, TimeWindow, Totals, Window};
 
 const NANOS_PER_MILLI: u64 = 1_000_000;

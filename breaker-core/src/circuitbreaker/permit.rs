@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::breaker::CircuitBreaker;
 use crate::classify::Outcome;
 use crate::state::State;
+use crate::throwable::Throwable;
 
 /// Permission for one call, returned by
 /// [`CircuitBreaker::try_acquire_permission`]. It remembers when the call started, so the
@@ -101,7 +102,7 @@ impl<'a> Permit<'a> {
 
     /// Ends the call now: its duration runs to this clock reading.
     #[inline(always)]
-    fn finish_now(self, outcome: Outcome, error_type: Option<&'static str>) {
+    fn finish_now(self, outcome: Outcome, error: Option<Throwable>) {
         // The clock first: should a custom clock panic, the permit is still whole and its
         // drop records the failure.
         let end = self.breaker.now_nanos();
@@ -111,7 +112,7 @@ impl<'a> Permit<'a> {
             outcome,
             end.saturating_sub(start_nanos),
             end,
-            error_type,
+            error,
         );
     }
 
@@ -124,8 +125,19 @@ impl<'a> Permit<'a> {
 
     /// Records `outcome` naming the error's type in the event.
     #[inline]
-    pub(crate) fn record_typed(self, outcome: Outcome, error_type: Option<&'static str>) {
-        self.finish_now(outcome, error_type);
+    pub(crate) fn record_typed(self, outcome: Outcome, error: Option<Throwable>) {
+        self.finish_now(outcome, error);
+    }
+
+    /// Records `outcome` for the call's `result`, its `ERROR` / `IGNORED_ERROR` event
+    /// carrying the error as [`Throwable::of_any`] describes it (Resilience4j's
+    /// `onError(duration, unit, throwable)`), like [`CircuitBreaker::call`] does. The error
+    /// is described only when someone subscribes to the events; otherwise this is
+    /// [`record`](Self::record).
+    #[inline]
+    pub fn record_result<T, E: std::any::Any>(self, outcome: Outcome, result: &Result<T, E>) {
+        let error = describe(self.breaker, result);
+        self.finish_now(outcome, error);
     }
 
     /// Gives the permission back without recording anything (Resilience4j's
@@ -139,11 +151,11 @@ impl<'a> Permit<'a> {
     }
 
     #[inline]
-    fn finish(self, outcome: Outcome, elapsed: Duration, error_type: Option<&'static str>) {
+    fn finish(self, outcome: Outcome, elapsed: Duration, error: Option<Throwable>) {
         let end = self.breaker.now_nanos();
         let (breaker, _, admitted) = self.into_parts();
         let nanos = elapsed.as_nanos().min(u128::from(u64::MAX)) as u64;
-        breaker.record(admitted, outcome, nanos, end, error_type);
+        breaker.record(admitted, outcome, nanos, end, error);
     }
 }
 
@@ -167,10 +179,41 @@ impl Permit<'_> {
                 Outcome::Failure,
                 end.saturating_sub(self.start_nanos),
                 end,
-                Some("panic"),
+                Some(Throwable::new("panic", "")),
             );
         } else {
             self.breaker.release_if_current(self.admitted);
         }
+    }
+}
+
+/// The error of `result` for its event, when someone subscribes to the events.
+#[inline]
+pub(crate) fn describe<T, E: std::any::Any>(
+    breaker: &CircuitBreaker,
+    result: &Result<T, E>,
+) -> Option<Throwable> {
+    match result {
+        Err(e) if breaker.subscribed() => Some(describe_cold(e)),
+        _ => None,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn describe_cold<E: std::any::Any>(error: &E) -> Throwable {
+    Throwable::of_any(error)
+}
+
+/// The error of `result` for its event, for a type that may not be `'static`: its type name
+/// alone, when someone subscribes to the events.
+#[inline]
+pub(crate) fn describe_named<T, E>(
+    breaker: &CircuitBreaker,
+    result: &Result<T, E>,
+) -> Option<Throwable> {
+    match result {
+        Err(_) if breaker.subscribed() => Some(Throwable::new(std::any::type_name::<E>(), "")),
+        _ => None,
     }
 }

@@ -150,7 +150,7 @@ impl Kinds {
 
 /// The error inside a boxed or shared `dyn Error`.
 #[inline]
-fn dyn_error(value: &dyn Any) -> Option<&(dyn Error + 'static)> {
+pub(crate) fn dyn_error(value: &dyn Any) -> Option<&(dyn Error + 'static)> {
     if let Some(b) = value.downcast_ref::<Box<dyn Error + Send + Sync>>() {
         return Some(&**b);
     }

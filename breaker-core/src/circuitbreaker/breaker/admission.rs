@@ -9,6 +9,7 @@ use crate::error::CallNotPermitted;
 use crate::fast_window::Recorded;
 use crate::permit::Permit;
 use crate::shared::{TrialEnd, TrialGrant};
+use crate::throwable::Throwable;
 
 impl CircuitBreaker {
     /// Asks for permission to make one call (Resilience4j's `tryAcquirePermission()`).
@@ -222,7 +223,7 @@ impl CircuitBreaker {
         outcome: Outcome,
         elapsed_nanos: u64,
         end_nanos: u64,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
     ) {
         // CLOSED, nobody subscribed, an outcome that only moves a full count window's head
         // or adds to a time window's newest second below the thresholds: no lock (see
@@ -239,7 +240,7 @@ impl CircuitBreaker {
         };
         match recorded {
             Recorded::Yes => {}
-            Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error_type),
+            Recorded::No => self.record_locked(admitted, outcome, elapsed_nanos, error),
             Recorded::YesSettle => self.settle_trials(),
         }
         if let Some(store) = self.inner.shared.get() {
@@ -284,7 +285,7 @@ impl CircuitBreaker {
         admitted: u64,
         outcome: Outcome,
         elapsed_nanos: u64,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
     ) {
         let failed = outcome == Outcome::Failure;
         let elapsed = Duration::from_nanos(elapsed_nanos);
@@ -303,7 +304,7 @@ impl CircuitBreaker {
                 return;
             }
         }
-        self.record_full(m, admitted, outcome, elapsed, error_type);
+        self.record_full(m, admitted, outcome, elapsed, error);
     }
 
     /// [`record`](Self::record) through the machine's full operation.
@@ -315,10 +316,10 @@ impl CircuitBreaker {
         admitted: u64,
         outcome: Outcome,
         elapsed: Duration,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
     ) {
         self.with_locked_machine(m, Origin::Calls, |m, now, sink| {
-            m.on_outcome(outcome, elapsed, error_type, admitted >> 3, now, sink)
+            m.on_outcome(outcome, elapsed, error, admitted >> 3, now, sink)
         });
     }
 

@@ -98,7 +98,7 @@ impl Machine {
         &mut self,
         outcome: Outcome,
         elapsed: Duration,
-        error_type: Option<&'static str>,
+        error: Option<Throwable>,
         generation: u64,
         now: u64,
         sink: &mut EventSink,
@@ -110,13 +110,7 @@ impl Machine {
                 if self.state == State::HalfOpen && counts {
                     self.permits += 1;
                 }
-                self.publish(
-                    sink,
-                    EventKind::IgnoredError {
-                        elapsed,
-                        error_type,
-                    },
-                );
+                self.publish(sink, EventKind::IgnoredError { elapsed, error });
                 return;
             }
             Outcome::Success => {
@@ -124,13 +118,7 @@ impl Machine {
                 false
             }
             Outcome::Failure => {
-                self.publish(
-                    sink,
-                    EventKind::Error {
-                        elapsed,
-                        error_type,
-                    },
-                );
+                self.publish(sink, EventKind::Error { elapsed, error });
                 true
             }
         };
