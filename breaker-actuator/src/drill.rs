@@ -59,8 +59,8 @@ pub(crate) fn report(drills: &DrillRegistry) -> Value {
 
 async fn list(State(s): S) -> Response {
     match &s.actuator.drills {
-        Some(d) => crate::router::json(200, &report(d)),
-        None => crate::router::message(404, "no drills".into()),
+        Some(d) => crate::response::json(200, &report(d)),
+        None => crate::response::error(404, "no drills".into()),
     }
 }
 
@@ -71,16 +71,16 @@ async fn change(
     body: Bytes,
 ) -> Response {
     let Some(drills) = &s.actuator.drills else {
-        return crate::router::message(404, "no drills".into());
+        return crate::response::error(404, "no drills".into());
     };
     if !s.actuator.drill_changes {
-        return crate::router::message(
+        return crate::response::error(
             403,
             "starting and stopping drills is turned off; turn it on with Actuator::allow_drill_changes(true)".into(),
         );
     }
     if !crate::media::consumes_json(&headers) {
-        return crate::router::message(
+        return crate::response::error(
             415,
             format!(
                 "the body's Content-Type must be one of {}",
@@ -89,22 +89,22 @@ async fn change(
         );
     }
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
-        return crate::router::message(400, "the body must be a JSON object".into());
+        return crate::response::error(400, "the body must be a JSON object".into());
     };
     if body.get("stop").and_then(Value::as_bool) == Some(true) {
         let stopped = drills.stop(&name);
         tracing::warn!(target: "breaker::actuator", name, stopped, "drill of '{name}' stopped through the actuator (POST /actuator/drills/{name})");
-        return crate::router::json(200, &json!({"name": name, "stopped": stopped}));
+        return crate::response::json(200, &json!({"name": name, "stopped": stopped}));
     }
     let config = match parse(&body) {
         Ok(c) => c,
-        Err(m) => return crate::router::message(400, m),
+        Err(m) => return crate::response::error(400, m),
     };
     if let Err(e) = drills.start(&name, config) {
-        return crate::router::message(400, e.to_string());
+        return crate::response::error(400, e.to_string());
     }
     tracing::warn!(target: "breaker::actuator", name, "drill of '{name}' started through the actuator (POST /actuator/drills/{name})");
-    crate::router::json(200, &json!({"name": name, "started": true}))
+    crate::response::json(200, &json!({"name": name, "started": true}))
 }
 
 const SHAPE: &str = "the body must be {\"stop\": true} or {\"fault\": \"error\" | \"latency\" | \"hang\", \"error\": \"timeout\" (for error), \"latencyMs\" or \"latencyMinMs\" and \"latencyMaxMs\" (for latency), optional \"percentage\", \"delayMs\", \"durationMs\", \"calls\", \"seed\"}";

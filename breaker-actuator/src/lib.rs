@@ -57,6 +57,7 @@ mod events;
 mod health;
 mod media;
 mod prometheus;
+mod response;
 mod router;
 #[cfg(feature = "serve")]
 mod serve;

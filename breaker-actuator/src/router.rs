@@ -3,44 +3,21 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::actuator::{Actuator, Common, Shared};
 use crate::dto::CircuitBreakerDetails;
 use crate::events::{self, EventsEndpoint, Listed};
 use crate::health;
+use crate::response::{error, json as json_response};
 
 type S = State<Arc<Shared>>;
-
-fn json_response(status: u16, body: &impl Serialize) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
-    Response::builder()
-        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(bytes))
-        .unwrap_or_default()
-}
-
-/// [`json_response`] for the drill routes.
-pub(crate) fn json(status: u16, body: &impl Serialize) -> Response {
-    json_response(status, body)
-}
-
-/// [`error`] for the drill routes.
-pub(crate) fn message(status: u16, message: String) -> Response {
-    error(status, message)
-}
-
-fn error(status: u16, message: String) -> Response {
-    json_response(status, &json!({"error": message}))
-}
 
 fn events_body(key: &str, events: Vec<Listed>) -> Response {
     let list: Vec<Value> = events.into_iter().map(|e| e.json).collect();

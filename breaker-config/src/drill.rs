@@ -334,17 +334,17 @@ fn drill(name: &str, v: &Values<'_>, r: &mut Reader<'_, '_>) -> Option<DrillConf
     Some(config)
 }
 
-/// The drill registry of a [`LiveConfig`](crate::LiveConfig): `loaded`'s drills, on `clock`
-/// (else the shared system clock).
+/// The drill registry of a [`LiveConfig`](crate::LiveConfig): the loaded file's drills, on
+/// `clock` (else the shared system clock).
 pub(crate) fn registry_for(
-    loaded: &crate::Loaded,
+    configured: &DrillsConfig,
     clock: Option<std::sync::Arc<dyn breaker_core::Clock>>,
 ) -> breaker_core::drill::DrillRegistry {
     let drills = match clock {
         Some(c) => breaker_core::drill::DrillRegistry::with_clock(c),
         None => breaker_core::drill::DrillRegistry::new(),
     };
-    apply(&drills, &loaded.drills);
+    apply(&drills, configured);
     drills
 }
 

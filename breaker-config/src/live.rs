@@ -197,7 +197,7 @@ impl LiveConfig {
         for w in &loaded.warnings {
             tracing::warn!("{w}");
         }
-        let drills = crate::drill::registry_for(&loaded, clock.clone());
+        let drills = crate::drill::registry_for(&loaded.drills, clock.clone());
         Ok(LiveConfig {
             inner: Arc::new(LiveInner {
                 registry,

@@ -9,8 +9,6 @@ use breaker_metrics::readings::CALL_KINDS;
 use opentelemetry::metrics::{Counter, Histogram, Meter};
 use opentelemetry::KeyValue;
 
-use crate::Inner;
-
 /// Micrometer OTLP's name for a meter of [`names`]: the dotted name without the
 /// Prometheus suffix (`.total` of counters, `.seconds` of the timer).
 pub(crate) fn otel_name(meter: &'static str) -> &'static str {
@@ -35,34 +33,28 @@ const EVENT_FED: [&str; 3] = [
 /// Registers an observable instrument for every read meter of the table.
 /// The callbacks hold the publisher's state: they observe for as long as the meter provider
 /// lives, whether or not the publisher is kept.
-pub(crate) fn observe_all(meter: &Meter, inner: &Arc<Inner>) {
+pub(crate) fn observe_all<S>(meter: &Meter, source: &Arc<S>)
+where
+    S: Fn(&'static str, &mut dyn FnMut(f64, &[KeyValue])) + Send + Sync + 'static,
+{
     for (name, description) in DESCRIPTIONS {
         if EVENT_FED.contains(&name) {
             continue;
         }
-        let inner = inner.clone();
+        let source = source.clone();
         if is_counter(name) {
             meter
                 .u64_observable_counter(otel_name(name))
                 .with_description(description)
-                .with_callback(move |o| {
-                    observe(&inner, name, &mut |v, attrs| o.observe(v as u64, attrs))
-                })
+                .with_callback(move |o| source(name, &mut |v, attrs| o.observe(v as u64, attrs)))
                 .build();
         } else {
             meter
                 .f64_observable_gauge(otel_name(name))
                 .with_description(description)
-                .with_callback(move |o| observe(&inner, name, &mut |v, attrs| o.observe(v, attrs)))
+                .with_callback(move |o| source(name, &mut |v, attrs| o.observe(v, attrs)))
                 .build();
         }
-    }
-}
-
-/// Hands every bound instance's value of `meter` to `f`, with its attributes.
-fn observe(inner: &Inner, meter: &'static str, f: &mut dyn FnMut(f64, &[KeyValue])) {
-    for family in inner.families() {
-        family.observe(meter, f);
     }
 }
 

@@ -108,7 +108,16 @@ impl OtelPublisher {
             families: Mutex::new(Vec::new()),
             per_call: Arc::new(PerCall::new(meter)),
         });
-        instruments::observe_all(meter, &inner);
+        // Hands every bound instance's value of a meter to the instrument's callback.
+        let observed = Arc::clone(&inner);
+        let source = Arc::new(
+            move |meter: &'static str, f: &mut dyn FnMut(f64, &[KeyValue])| {
+                for family in observed.families() {
+                    family.observe(meter, f);
+                }
+            },
+        );
+        instruments::observe_all(meter, &source);
         OtelPublisher { inner }
     }
 

@@ -152,7 +152,6 @@ where
     >,
     C: Fn(&CircuitBreaker, &Result<Ok<W>, Err<W>>) -> Outcome,
     F: Future<Output = W::Output>,
-    Err<W>: Any,
 {
     // A drill of this breaker stands in for the protected future, inside the breaker.
     let future = super::drill::single(breaker, future);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use breaker_core::drill::{rejections, DrillErrorKind, DrillRegistry, Injection, Rejection};
 
-use super::stack::{BulkheadRef, Layers};
+use super::layers::{BulkheadRef, Layers};
 use crate::stack::StackError;
 
 /// What the drill of one of the fn's instances does to this call (the first of its circuit
@@ -102,14 +102,16 @@ pub(crate) async fn delay(drills: &DrillRegistry, by: Duration) {
 }
 
 /// The protected future of a fn with `#[circuit_breaker]` alone, under the breaker's drill
-/// (decided when the breaker has admitted the call). Its error type carries a named error
-/// made by [`DrillRegistry::register_error`]; a drill of one of the stack's rejections
-/// cannot be represented there and leaves the call alone, with a warning.
+/// (decided when the breaker has admitted the call): latency and hangs apply. An error
+/// cannot be injected there, since a lone breaker's error type need not be `'static` (it
+/// may borrow, or be a generic parameter), so it cannot be made by name: such a drill
+/// leaves the call alone, with a warning (stack another attribute, or use the core API's
+/// `DrillRegistry::call`).
 #[inline(always)]
-pub(crate) async fn single<T, E: Any, F: core::future::Future<Output = Result<T, E>>>(
+pub(crate) async fn single<F: core::future::Future>(
     breaker: &crate::CircuitBreaker,
     future: F,
-) -> Result<T, E> {
+) -> F::Output {
     if breaker_core::drill::any_configured() {
         let layers = Layers {
             circuit_breaker: Some(breaker),
@@ -118,15 +120,11 @@ pub(crate) async fn single<T, E: Any, F: core::future::Future<Output = Result<T,
         if let Some((drills, name, injection)) = find(&layers) {
             match injection {
                 Injection::Pass => {}
-                Injection::Error(kind) => match error::<E>(drills, &name, &kind, &layers) {
-                    Some(StackError::Inner(e)) => return Err(e),
-                    Some(_) => tracing::warn!(
-                        target: "breaker::drill",
-                        name,
-                        "drill of {name} injects {kind}, which a fn with #[circuit_breaker] alone cannot carry inside the breaker; the call runs undisturbed (inject a named error instead)"
-                    ),
-                    None => {}
-                },
+                Injection::Error(kind) => tracing::warn!(
+                    target: "breaker::drill",
+                    name,
+                    "drill of {name} injects {kind}, which a fn with #[circuit_breaker] alone cannot carry (its error type need not be 'static); the call runs undisturbed"
+                ),
                 Injection::Delay(by) => delay(drills, by).await,
                 Injection::Hang => core::future::pending::<()>().await,
             }

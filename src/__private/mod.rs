@@ -13,6 +13,7 @@
 pub mod circuit_breaker;
 mod drill;
 pub mod fallback;
+mod layers;
 mod output;
 pub mod stack;
 

@@ -19,6 +19,7 @@ use crate::timelimiter::{TimeLimiter, TimeLimiterError, TimeLimiterRegistry};
 use crate::{CallError, CircuitBreaker, Outcome};
 use breaker_core::drill::Injection;
 
+pub use super::layers::{BulkheadRef, Layers};
 pub use breaker_config::modules::ModuleRegistries;
 
 /// The global module registries (`resilience4rs::global_modules()`).
@@ -76,30 +77,6 @@ pub fn rate_limiter(registry: &RateLimiterRegistry, name: &str) -> RateLimiter {
 
 /// A call site's cached instance, for a literal name in the global or a static registry.
 pub type Cell<I> = OnceLock<I>;
-
-/// The bulkhead layer: Resilience4j's `@Bulkhead(type = SEMAPHORE | THREADPOOL)`.
-#[derive(Clone, Copy)]
-pub enum BulkheadRef<'a> {
-    /// `type = "SEMAPHORE"` (the default).
-    Semaphore(&'a Bulkhead),
-    /// `type = "THREADPOOL"`.
-    ThreadPool(&'a ThreadPoolBulkhead),
-}
-
-/// The instances of a stacked fn's layers (`None`: the fn does not have that layer).
-#[derive(Clone, Copy, Default)]
-pub struct Layers<'a> {
-    /// `#[retry]`.
-    pub retry: Option<&'a Retry>,
-    /// `#[circuit_breaker]`.
-    pub circuit_breaker: Option<&'a CircuitBreaker>,
-    /// `#[rate_limiter]`.
-    pub rate_limiter: Option<&'a RateLimiter>,
-    /// `#[time_limiter]`.
-    pub time_limiter: Option<&'a TimeLimiter>,
-    /// `#[bulkhead]`.
-    pub bulkhead: Option<BulkheadRef<'a>>,
-}
 
 /// A layer's fallback: called with what escaped the layer, returns the fn's own result.
 pub trait LayerFallback<T, E> {

@@ -218,7 +218,8 @@ impl Bulkhead {
     /// tries once more and publishes the outcome.
     #[inline]
     pub(crate) fn try_acquire_now(&self) -> Option<BulkheadPermit<'_>> {
-        if self.inner.semaphore.try_acquire() {
+        // Past a deadline in scope, [`Acquire`] rejects the call (breaker's deadlines).
+        if !crate::deadline::expired() && self.inner.semaphore.try_acquire() {
             Some(self.permitted())
         } else {
             None
