@@ -1,5 +1,5 @@
 //! The meter table as data: for each module, every gauge and instance-kept counter of one
-//! instance, with its meter name ([`names`](crate::names)), its extra tag (`kind` or
+//! instance, with its meter name ([`names`]), its extra tag (`kind` or
 //! `state`) and its value, from one reading of the instance's metrics.
 //!
 //! The `metrics`-facade publisher of this crate and `breaker-otel`'s OpenTelemetry
@@ -28,7 +28,7 @@ pub enum MeterKind {
 /// One value of one instance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reading {
-    /// The meter's name in [`names`](crate::names) (Micrometer's dotted name with the
+    /// The meter's name in [`names`] (Micrometer's dotted name with the
     /// Prometheus suffix).
     pub meter: &'static str,
     /// Gauge or counter.
