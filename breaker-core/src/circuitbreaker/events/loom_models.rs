@@ -16,7 +16,7 @@ fn event(id: u64) -> EventKind {
     }
 }
 
-fn id_of(kind: EventKind) -> u64 {
+fn id_of(kind: &EventKind) -> u64 {
     match kind {
         EventKind::Success { elapsed } => elapsed.as_nanos() as u64,
         other => panic!("not a model event: {other:?}"),
@@ -42,7 +42,7 @@ fn operation(
     };
     let claimed = claim.is_some();
     if let Some(claim) = claim {
-        claim.deliver(|kind, _| crate::sync::lock(delivered).push(id_of(kind)));
+        claim.deliver(|kind, _| crate::sync::lock(delivered).push(id_of(&kind)));
     }
     claimed
 }
@@ -99,8 +99,8 @@ fn loom_a_callback_s_own_events_follow_it() {
         let claim = claim.expect("nobody else delivers");
         let mut reentered = None;
         claim.deliver(|kind, _| {
-            crate::sync::lock(&delivered).push(id_of(kind));
-            if id_of(kind) == 1 {
+            crate::sync::lock(&delivered).push(id_of(&kind));
+            if id_of(&kind) == 1 {
                 reentered = Some(operation(&delivery, &produced, &delivered, &[2]));
             }
         });
