@@ -8,47 +8,14 @@
 //!
 //! `cargo bench -p breaker-bench --bench fleet` (about 20 s once built).
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use breaker_bench::alternate::{alternate, Plan, Side};
+use breaker_bench::redis_server::start_redis;
 use breaker_redis::{RedisStore, RedisStoreOptions};
 use resilience4rs::bulkhead::{Bulkhead, BulkheadConfig};
 use resilience4rs::ratelimiter::{RateLimiter, RateLimiterConfig};
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis() -> Option<(Server, String)> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .current_dir(std::env::temp_dir())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let url = format!("redis://127.0.0.1:{port}/");
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some((Server(child), url));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    None
-}
 
 /// A limiter that never runs out (2e9 per second).
 fn limiter(name: &str) -> RateLimiter {

@@ -8,45 +8,12 @@
 //!
 //! `cargo bench -p breaker-bench --bench shared_state` (about 30 s).
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use breaker_bench::redis_server::start_redis;
 use breaker_redis::{RedisStore, RedisStoreOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 use resilience4rs::{CircuitBreaker, CircuitBreakerConfig};
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis() -> Option<(Server, String)> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .current_dir(std::env::temp_dir())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let url = format!("redis://127.0.0.1:{port}/");
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some((Server(child), url));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    None
-}
 
 fn config(permitted: i64) -> CircuitBreakerConfig {
     CircuitBreakerConfig::builder()

@@ -4,6 +4,7 @@
 //! Nothing here is part of `breaker`'s API; the crate is not published.
 
 pub mod alternate;
+pub mod redis_server;
 pub mod rows;
 
 use std::future::Future;
