@@ -558,32 +558,6 @@ fn from_retry<E>(e: RetryError<StackError<E>>) -> StackError<E> {
     }
 }
 
-/// An error type that can carry the rejection `X` of a layer without a fallback.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot represent `{X}`, which a stacked layer without a fallback returns",
-    label = "the fn's error type must carry every rejection no fallback answers",
-    note = "give that layer a `fallback = \"...\"` (it receives `resilience4rs::StackError`), or \
-            implement `From<{X}>` for `{Self}` (e.g. with an enum variant)"
-)]
-pub trait FromRejection<X>: Sized {
-    /// Converts the rejection.
-    fn from_rejection(rejection: X) -> Self;
-}
-
-#[diagnostic::do_not_recommend]
-impl<E: From<X>, X> FromRejection<X> for E {
-    #[inline(always)]
-    fn from_rejection(rejection: X) -> Self {
-        E::from(rejection)
-    }
-}
-
-/// The rejection `x` as the fn's error type `E` (inferred from the fn's return type).
-#[inline(always)]
-pub fn reject<E: FromRejection<X>, X>(x: X) -> E {
-    E::from_rejection(x)
-}
-
 /// An exact-Resilience4j-mode retry interval that Resilience4j rejects while computing it,
 /// with no retry fallback to receive it: Resilience4j throws its `IllegalArgumentException`
 /// to the caller; a fn's error type has no place for it, so it panics with the message.
